@@ -1,0 +1,42 @@
+"""The point-to-point interface an algorithm may use, and nothing more.
+
+Algorithms see only this protocol (modelled on mpi4py's buffer methods, plus the fused
+receive-and-add that NCCL's ring primitives use), so they cannot count anything
+themselves: every byte, message and reduction goes through a transport that does the
+accounting.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class Communicator(Protocol):
+    """One rank's endpoint: its place in the group and blocking point-to-point calls."""
+
+    rank: int
+    size: int
+
+    def send(self, buf: np.ndarray, dest: int) -> None:
+        """Send a 1-D array to `dest`; returns once `buf` may be reused."""
+
+    def recv(self, source: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Receive the next message from `source` (into `out` if given) and return it."""
+
+    def sendrecv(
+        self, sendbuf: np.ndarray, dest: int, source: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Send to `dest` and receive from `source` concurrently (MPI_Sendrecv)."""
+
+    def recv_reduce(self, source: int, inoutbuf: np.ndarray) -> None:
+        """Receive from `source` and add it into `inoutbuf` (NCCL's fused recvReduce)."""
+
+    def sendrecv_reduce(
+        self, sendbuf: np.ndarray, dest: int, source: int, inoutbuf: np.ndarray
+    ) -> None:
+        """sendrecv whose incoming vector is added into `inoutbuf` (must not overlap)."""
+
+    def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
+        """inoutbuf += inbuf elementwise (MPI_Reduce_local with MPI_SUM)."""

@@ -1,0 +1,210 @@
+"""The measure entry point: one all-reduce run, verified, compared with theory, as a record.
+
+The record (a JSON object) is the project's data contract; the README lists its keys.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.random import default_rng  # imported once here, not in every forked rank
+
+from . import algorithms, theory
+from .records import versions
+from .transport import Fault, RankFailure, launch, shared_array
+
+DTYPES = ("float64", "float32", "float16", "int64", "int32")
+DATA_KINDS = ("int", "normal")
+MAX_RANKS = 1024
+MAX_INPUT_MAGNITUDE = 64
+DEFAULT_TIMEOUT = 300.0
+RECORD_VERSION = 1
+
+
+class UsageError(ValueError):
+    """The request itself is invalid (bad ranks, elements, algorithm, dtype...)."""
+
+
+class MeasurementError(RuntimeError):
+    """The run failed: a rank failed, a result was wrong, or counts missed theory."""
+
+
+def exact_integer_limit(dtype: np.dtype) -> int:
+    """The largest n such that every integer in [-n, n] is exact in `dtype`."""
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1)
+    return int(np.iinfo(dtype).max)
+
+
+def input_magnitude(dtype: np.dtype, ranks: int) -> int:
+    """Bound K for integer inputs in [-K, K]: any partial sum of N of them is exact."""
+    return max(1, min(MAX_INPUT_MAGNITUDE, exact_integer_limit(dtype) // ranks))
+
+
+def make_input(out: np.ndarray, rank: int, seed: int, data: str, ranks: int) -> None:
+    """Fill `out` with rank `rank`'s seeded input; it depends on (seed, rank) only."""
+    rng = default_rng([seed, rank])
+    if data == "normal":
+        np.copyto(out, rng.standard_normal(out.size), casting="unsafe")
+        return
+    bound = input_magnitude(out.dtype, ranks)
+    np.copyto(out, rng.integers(-bound, bound + 1, size=out.size, dtype=np.int16), casting="unsafe")
+
+
+def validate(algorithm: str, ranks: int, elements: int, dtype: str, data: str) -> np.dtype:
+    """Check a request; UsageError says exactly what is wrong. Returns the numpy dtype."""
+    if algorithm not in algorithms.ALGORITHMS:
+        valid = ", ".join(algorithms.ALGORITHMS)
+        raise UsageError(f"unknown algorithm {algorithm!r}; valid algorithms: {valid}")
+    if not 1 <= ranks <= MAX_RANKS:
+        raise UsageError(f"ranks must be between 1 and {MAX_RANKS}, got {ranks}")
+    if elements < 1:
+        raise UsageError(f"elements must be at least 1, got {elements}")
+    if dtype not in DTYPES:
+        raise UsageError(f"unknown dtype {dtype!r}; valid dtypes: {', '.join(DTYPES)}")
+    if data not in DATA_KINDS:
+        raise UsageError(f"unknown data kind {data!r}; valid: {', '.join(DATA_KINDS)}")
+    np_dtype = np.dtype(dtype)
+    if data == "normal" and np_dtype.kind != "f":
+        raise UsageError(f"--data normal needs a floating-point dtype, got {dtype}")
+    return np_dtype
+
+
+def measure(
+    algorithm: str,
+    ranks: int,
+    elements: int,
+    dtype: str = "float64",
+    seed: int = 0,
+    data: str = "int",
+    timeout: float = DEFAULT_TIMEOUT,
+    fault: str | None = None,
+) -> dict:
+    """Run one all-reduce on `ranks` processes and return its verified record.
+
+    Raises UsageError for an invalid request and MeasurementError when a rank fails, a
+    result differs from numpy's sum, or a measured count differs from theory.
+    """
+    np_dtype = validate(algorithm, ranks, elements, dtype, data)
+    if timeout <= 0:
+        raise UsageError(f"timeout must be positive, got {timeout}")
+    try:
+        injected = Fault.parse(fault, ranks) if fault else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    allreduce = algorithms.get(algorithm)
+    # Inputs and results share one array (MPI_IN_PLACE): a rank's result overwrites its
+    # input once its algorithm returns, after the parent has summed the inputs.
+    vectors = shared_array((ranks, elements), np_dtype)
+    reference: dict[str, np.ndarray] = {}
+
+    def prepare(rank: int) -> np.ndarray:
+        make_input(vectors[rank], rank, seed, data, ranks)
+        mine = vectors[rank].view()
+        mine.flags.writeable = False  # an algorithm must not change its input
+        return mine
+
+    def sum_inputs() -> None:
+        reference.update(_reference(vectors, data))
+
+    try:
+        run = launch(
+            ranks,
+            prepare,
+            allreduce,
+            results=vectors,
+            largest_message=elements * np_dtype.itemsize,
+            timeout=timeout,
+            fault=injected,
+            on_ready=sum_inputs,
+        )
+    except RankFailure as exc:
+        raise MeasurementError(f"{algorithm} N={ranks} M={elements}: {exc}") from None
+
+    check = _verify(run.results, **reference)
+    predicted = theory.predict(algorithm, ranks, elements, np_dtype.itemsize)
+    counts = run.counts
+    measured = {field: getattr(counts, field) for field in theory.COUNT_FIELDS}
+    mismatches = {
+        field: (measured[field], value)
+        for field, value in predicted.as_dict().items()
+        if measured[field] != value
+    }
+    record = {
+        "record_version": RECORD_VERSION,
+        "algorithm": algorithm,
+        "ranks": ranks,
+        "elements": elements,
+        "dtype": dtype,
+        "itemsize": np_dtype.itemsize,
+        "seed": seed,
+        "data": data,
+        "transport": "queue",
+        **measured,
+        "bytes_sent": counts.bytes_sent,
+        "bytes_recv": counts.bytes_recv,
+        "elements_reduced": counts.elements_reduced,
+        "theory": predicted.as_dict(),
+        "matches_theory": not mismatches,
+        **check,
+        "wall_seconds": run.wall_seconds,
+        "collective_seconds": run.collective_seconds,
+        "versions": versions(),
+    }
+    where = f"{algorithm} N={ranks} M={elements} {dtype}"
+    if not record["verified"]:
+        raise MeasurementError(f"{where}: verification failed: {_describe_failure(record)}")
+    if mismatches:
+        detail = ", ".join(f"{f} {m} (theory {t})" for f, (m, t) in mismatches.items())
+        raise MeasurementError(f"{where}: measured counts differ from theory: {detail}")
+    return record
+
+
+def _reference(inputs: np.ndarray, data: str) -> dict[str, np.ndarray]:
+    """numpy's sum of the inputs, and how far any correct summation order may stray from it.
+
+    Integer-valued inputs make every summation order exact (tolerance 0); real-valued
+    inputs get the classic bound (N-1) eps sum|x| for any order of N-1 additions.
+    """
+    exact = np.float64 if inputs.dtype.kind == "f" else np.int64
+    reference = np.add.reduce(inputs, axis=0, dtype=exact)
+    if data != "normal":
+        return {"reference": reference, "tolerance": np.zeros(1)}
+    eps = float(np.finfo(inputs.dtype).eps)
+    magnitude = np.add.reduce(np.abs(inputs, dtype=np.float64), axis=0)
+    return {"reference": reference, "tolerance": (len(inputs) - 1) * eps * magnitude}
+
+
+def _verify(results: np.ndarray, reference: np.ndarray, tolerance: np.ndarray) -> dict:
+    """Compare every rank's result with the reference, and the ranks' bits with each other."""
+    bits = results.view(f"u{results.dtype.itemsize}")
+    exact = not np.any(tolerance)
+    expected_bits = reference.astype(results.dtype).view(bits.dtype) if exact else None
+    error = np.empty(results.shape[1], dtype=reference.dtype)
+    wrong, max_error = [], 0.0
+    for rank, result in enumerate(results):
+        if exact and np.array_equal(bits[rank], expected_bits):
+            continue  # bit-identical to the exact sum: error 0
+        np.subtract(result, reference, out=error, casting="unsafe")
+        np.abs(error, out=error)
+        max_error = max(max_error, float(error.max(initial=0)))
+        if np.any(error > tolerance):
+            wrong.append(rank)
+    all_exact = exact and not wrong and max_error == 0
+    agree = all_exact or all(np.array_equal(bits[r], bits[0]) for r in range(1, len(bits)))
+    return {
+        "verified": not wrong,
+        "max_abs_error": max_error,
+        "ranks_agree": agree,
+        "wrong_ranks": wrong,
+    }
+
+
+def _describe_failure(record: dict) -> str:
+    """Describe a failed verification: which ranks hold a wrong sum, and by how much."""
+    wrong = record["wrong_ranks"]
+    shown = ", ".join(map(str, wrong[:8])) + (" ..." if len(wrong) > 8 else "")
+    who = f"rank {shown} holds a wrong sum" if len(wrong) == 1 else f"ranks {shown} hold wrong sums"
+    return (
+        f"{who} (max abs error {record['max_abs_error']:g} against numpy's sum; "
+        f"ranks agree: {record['ranks_agree']})"
+    )

@@ -1,0 +1,116 @@
+"""All accounting of a run: per-rank counters and the single-port logical clocks.
+
+The clock rules model a single-port, full-duplex rank: it sends at most one and receives at
+most one message at a time. Each rank keeps a clock c, a send port s and a receive port q.
+A send stamps its message t = max(c, s) and sets s = t + w; receiving a message stamped t
+sets a = max(t, q) + w, q = a, c = max(c, a). With w = 1 the final max c over ranks is the
+number of message rounds on the critical path; with w = payload bytes it is the
+bandwidth-bound critical path in bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class PortClock:
+    """A rank's logical clock with one send port and one receive port."""
+
+    clock: int = 0
+    send_port: int = 0
+    recv_port: int = 0
+
+    def stamp_send(self, weight: int) -> int:
+        """Stamp an outgoing message and occupy the send port for `weight`."""
+        stamp = max(self.clock, self.send_port)
+        self.send_port = stamp + weight
+        return stamp
+
+    def receive(self, stamp: int, weight: int) -> None:
+        """Absorb a message stamped `stamp` that occupies the receive port for `weight`."""
+        arrival = max(stamp, self.recv_port) + weight
+        self.recv_port = arrival
+        self.clock = max(self.clock, arrival)
+
+
+# Column order of the per-rank statistics a rank hands back to the launcher.
+LEDGER_FIELDS = (
+    "messages_sent",
+    "bytes_sent",
+    "bytes_recv",
+    "elements_reduced",
+    "round_clock",
+    "byte_clock",
+)
+
+
+@dataclass
+class Ledger:
+    """Everything one rank's endpoint counts: traffic, reductions and both clocks."""
+
+    messages_sent: int = 0
+    bytes_sent: int = 0
+    bytes_recv: int = 0
+    elements_reduced: int = 0
+    rounds: PortClock = field(default_factory=PortClock)
+    bytes: PortClock = field(default_factory=PortClock)
+
+    def on_send(self, nbytes: int) -> tuple[int, int]:
+        """Count an outgoing message and return its (round, byte) stamps."""
+        self.messages_sent += 1
+        self.bytes_sent += nbytes
+        return self.rounds.stamp_send(1), self.bytes.stamp_send(nbytes)
+
+    def on_recv(self, nbytes: int, round_stamp: int, byte_stamp: int) -> None:
+        """Count a consumed message and advance both clocks."""
+        self.bytes_recv += nbytes
+        self.rounds.receive(round_stamp, 1)
+        self.bytes.receive(byte_stamp, nbytes)
+
+    def on_reduce(self, elements: int) -> None:
+        """Count a local reduction of `elements` element pairs."""
+        self.elements_reduced += elements
+
+    def as_row(self) -> list[int]:
+        """The ledger as one row in LEDGER_FIELDS order."""
+        return [
+            self.messages_sent,
+            self.bytes_sent,
+            self.bytes_recv,
+            self.elements_reduced,
+            self.rounds.clock,
+            self.bytes.clock,
+        ]
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """The measured counts of one run, aggregated over its ranks."""
+
+    rounds: int
+    messages: int
+    bytes_total: int
+    bytes_critical: int
+    hotspot_bytes: int
+    elements_reduced: int
+    bytes_sent: list[int]
+    bytes_recv: list[int]
+
+    @classmethod
+    def from_ledgers(cls, rows: np.ndarray) -> RunCounts:
+        """Aggregate an (N, len(LEDGER_FIELDS)) array of per-rank ledgers."""
+        col = {name: rows[:, i].astype(np.int64) for i, name in enumerate(LEDGER_FIELDS)}
+        sent, recv = col["bytes_sent"], col["bytes_recv"]
+        return cls(
+            rounds=int(col["round_clock"].max(initial=0)),
+            messages=int(col["messages_sent"].sum()),
+            bytes_total=int(sent.sum()),
+            bytes_critical=int(col["byte_clock"].max(initial=0)),
+            hotspot_bytes=int((sent + recv).max(initial=0)),
+            elements_reduced=int(col["elements_reduced"].sum()),
+            bytes_sent=[int(v) for v in sent],
+            bytes_recv=[int(v) for v in recv],
+        )

@@ -1,0 +1,76 @@
+"""Every algorithm, every N in 1..17, every kind of M: verified against numpy and theory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from collectives import theory
+from collectives.algorithms import ALGORITHMS, describe, get
+from collectives.algorithms.partition import split_evenly
+from collectives.measure import DTYPES, measure
+
+PRIME = 97
+
+
+def sizes_for(n: int) -> list[int]:
+    """M in {1, N-1, N+1, a prime, 1024} (deduplicated, all >= 1)."""
+    return sorted({1, max(1, n - 1), n + 1, PRIME, 1024})
+
+
+GRID = [(a, n, m) for a in ALGORITHMS for n in range(1, 18) for m in sizes_for(n)]
+
+
+@pytest.mark.parametrize(("algorithm", "n", "m"), GRID)
+def test_verifies_and_matches_theory(algorithm, n, m):
+    record = measure(algorithm, n, m)  # raises unless verified and equal to theory
+    assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
+    assert record["max_abs_error"] == 0
+    predicted = theory.predict(algorithm, n, m, 8)
+    assert record["theory"] == predicted.as_dict()
+    assert record["rounds"] == predicted.rounds
+    assert record["bytes_total"] == predicted.bytes_total
+    assert sum(record["bytes_sent"]) == sum(record["bytes_recv"]) == record["bytes_total"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    algorithm=st.sampled_from(sorted(ALGORITHMS)),
+    n=st.integers(1, 24),
+    m=st.integers(1, 3000),
+    dtype=st.sampled_from(DTYPES),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_property_any_algorithm_any_shape_any_dtype(algorithm, n, m, dtype, seed):
+    record = measure(algorithm, n, m, dtype=dtype, seed=seed)
+    assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
+    assert record["itemsize"] == np.dtype(dtype).itemsize
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    algorithm=st.sampled_from(sorted(ALGORITHMS)),
+    n=st.integers(2, 12),
+    m=st.integers(1, 2000),
+    dtype=st.sampled_from(["float64", "float32", "float16"]),
+)
+def test_property_real_valued_inputs_within_tolerance(algorithm, n, m, dtype):
+    record = measure(algorithm, n, m, dtype=dtype, data="normal")
+    assert record["verified"] and record["ranks_agree"]
+
+
+def test_registry_lookup_and_descriptions():
+    assert get("ring") is ALGORITHMS["ring"]
+    with pytest.raises(KeyError, match="valid: naive, ring"):
+        get("butterfly")
+    assert all(describe(name) for name in ALGORITHMS)
+
+
+@pytest.mark.parametrize(("length", "parts"), [(10, 3), (2, 5), (0, 1), (16, 4)])
+def test_split_evenly(length, parts):
+    chunks = split_evenly(length, parts)
+    sizes = [s.stop - s.start for s in chunks]
+    assert len(chunks) == parts and sum(sizes) == length
+    assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)

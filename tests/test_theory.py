@@ -1,0 +1,55 @@
+"""The closed forms: the seed's table, small cases by hand, and their internal consistency."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectives import theory
+from collectives.algorithms import ALGORITHMS
+
+
+def test_every_algorithm_has_a_theory_and_a_textbook_form():
+    assert set(theory.THEORY) == set(ALGORITHMS) == set(theory.TEXTBOOK)
+
+
+def test_the_seed_table():
+    ring = theory.predict("ring", 8, 1024, 8)
+    rd = theory.predict("recursive_doubling", 8, 1024, 8)
+    assert (ring.rounds, ring.bytes_total) == (14, 114688)
+    assert (rd.rounds, rd.bytes_total) == (3, 196608)
+
+
+@pytest.mark.parametrize("algorithm", sorted(theory.THEORY))
+def test_one_rank_moves_nothing(algorithm):
+    assert theory.predict(algorithm, 1, 100, 8) == theory.Counts(0, 0, 0, 0, 0)
+
+
+def test_naive_and_ring_move_the_same_total_bytes():
+    for n in range(2, 20):
+        assert theory.naive(n, 1000, 4).bytes_total == theory.ring(n, 1000, 4).bytes_total
+
+
+def test_recursive_doubling_by_hand():
+    # N = 6: p' = 4, rem = 2 -> fold, 2 rounds, unfold.
+    assert theory.recursive_doubling(6, 10, 1) == theory.Counts(4, 12, 120, 40, 60)
+    assert theory.recursive_doubling(16, 10, 1) == theory.Counts(4, 64, 640, 40, 80)
+
+
+def _ring_hotspot_by_enumeration(n: int, m: int) -> int:
+    """Max over ranks of the elements moved, from the chunk sizes (independent check)."""
+    base, extra = divmod(m, n)
+    c = [base + (1 if i < extra else 0) for i in range(n)]
+    return max(4 * m - (c[r] + 2 * c[(r + 1) % n] + c[(r + 2) % n]) for r in range(n))
+
+
+@pytest.mark.parametrize("n", range(2, 18))
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 7, 16, 17, 100, 1023])
+def test_ring_hotspot_closed_form_matches_chunk_enumeration(n, m):
+    assert theory.ring(n, m, 1).hotspot_bytes == _ring_hotspot_by_enumeration(n, m)
+
+
+def test_ring_uneven_chunks_by_hand():
+    # N = 3, M = 5: chunks 2, 2, 1; rank 1 moves 4M - (c1 + 2 c2 + c0) = 20 - 6 = 14.
+    counts = theory.ring(3, 5, 1)
+    assert counts.bytes_critical == 2 * 2 * 2
+    assert counts.hotspot_bytes == 14
