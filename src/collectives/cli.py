@@ -1,4 +1,4 @@
-"""The `collectives` command: measure one run, list algorithms, calibrate the local fabric."""
+"""The `collectives` command: measure one run, list algorithms, ping-pong the transport."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from . import algorithms
 from .measure import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES, MeasurementError, UsageError, measure
-from .records import write_json
-from .transport import FAULT_KINDS
+from .records import write_json, write_text
+from .transport import FAULT_KINDS, RankFailure
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 
@@ -49,6 +49,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--inject-fault", metavar="KIND:RANK", help="make one rank fail (testing aid)")
 
     commands.add_parser("algorithms", help="list the registered algorithms")
+
+    ping = commands.add_parser(
+        "pingpong",
+        help="measure one-way times over this transport (the local fabric)",
+        description="osu_latency-style ping-pong between two ranks of the queue transport; "
+        "writes a CSV (bytes, seconds) that the pipeline fits like any measured fabric.",
+    )
+    ping.add_argument("--sizes", required=True, help="comma-separated message sizes in bytes")
+    ping.add_argument("--iterations", type=int, default=200, help="round trips per size")
+    ping.add_argument("--warmup", type=int, default=10, help="untimed round trips per size")
+    ping.add_argument("--output", required=True, help="CSV file to write (atomically)")
     return parser
 
 
@@ -76,7 +87,22 @@ def _algorithms(_: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"measure": _measure, "algorithms": _algorithms}
+def _pingpong(args: argparse.Namespace) -> int:
+    from .pingpong import pingpong  # only this command needs it
+
+    try:
+        sizes = [int(size) for size in args.sizes.split(",")]
+        nbytes, seconds = pingpong(sizes, args.iterations, args.warmup)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except RankFailure as exc:
+        raise MeasurementError(f"ping-pong: {exc}") from None
+    rows = "".join(f"{b},{t:.9e}\n" for b, t in zip(nbytes, seconds, strict=True))
+    write_text(args.output, "bytes,seconds\n" + rows)
+    return 0
+
+
+COMMANDS = {"measure": _measure, "algorithms": _algorithms, "pingpong": _pingpong}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

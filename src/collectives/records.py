@@ -34,6 +34,16 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
     write_atomic(path, lambda handle: handle.write(json.dumps(obj, indent=2) + "\n"))
 
 
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Atomically write a text file."""
+    write_atomic(path, lambda handle: handle.write(text))
+
+
+def write_csv(path: str | os.PathLike, table: Any) -> None:
+    """Atomically write a pandas DataFrame as CSV (no index)."""
+    write_atomic(path, lambda handle: table.to_csv(handle, index=False))
+
+
 def versions() -> dict[str, str]:
     """The software and machine a record came from."""
     import numpy

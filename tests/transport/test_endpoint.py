@@ -46,9 +46,7 @@ def test_messages_from_one_source_arrive_in_order_even_when_unexpected():
                 comm.send(np.full(size, i, dtype=np.int64), 1)
             return np.zeros(1)
         comm.recv(2)  # wait on another rank first: rank 0's messages pile up unexpected
-        ok = all(
-            np.array_equal(comm.recv(0), np.full(size, i)) for i, size in enumerate(sizes)
-        )
+        ok = all(np.array_equal(comm.recv(0), np.full(size, i)) for i, size in enumerate(sizes))
         return np.array([float(ok)])
 
     def with_third(comm, arg):
@@ -146,7 +144,7 @@ def test_bad_peers_and_shapes_are_errors():
     def program(comm, _):
         comm.send(np.ones(3), 5)
 
-    with pytest.raises(RankFailure, match="dest rank 5 is outside 0..1"):
+    with pytest.raises(RankFailure, match=r"dest rank 5 is outside 0\.\.1"):
         run_program(2, program)
 
     def two_d(comm, _):

@@ -6,7 +6,7 @@ src/mpi/coll/allreduce/), written against collectives.comm.Communicator only.
 
 from __future__ import annotations
 
-import inspect
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -33,4 +33,4 @@ def get(name: str) -> Allreduce:
 
 def describe(name: str) -> str:
     """The first line of an algorithm's module docstring."""
-    return (inspect.getmodule(ALGORITHMS[name]).__doc__ or "").strip().splitlines()[0]
+    return (sys.modules[ALGORITHMS[name].__module__].__doc__ or "").strip().splitlines()[0]

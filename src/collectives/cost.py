@@ -1,0 +1,219 @@
+"""Alpha-beta costs from the measured counts, winners, crossovers and the fitted cost shape.
+
+T = rounds * alpha + bytes_critical * beta: the latency-bound critical path in message
+rounds plus the bandwidth-bound critical path in bytes, both as measured (never theory).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .theory import TEXTBOOK
+
+GROUP = ["fabric", "dtype", "ranks", "elements"]
+BASIS = {
+    "1": lambda n: np.ones_like(n),
+    "N": lambda n: n,
+    "1/N": lambda n: 1 / n,
+    "log2 N": np.log2,
+}
+
+
+def modeled_costs(
+    measurements: pd.DataFrame, fabrics: pd.DataFrame, algorithms: list[str]
+) -> pd.DataFrame:
+    """Every fabric x run: the modeled time, its two terms, and the winner of each point.
+
+    Ties go to the algorithm listed first in `algorithms`.
+    """
+    runs = measurements[
+        ["algorithm", "ranks", "elements", "dtype", "message_bytes", "rounds", "bytes_critical"]
+    ]
+    costs = runs.merge(fabrics[["fabric", "alpha_s", "beta_s_per_byte"]], how="cross")
+    costs["latency_s"] = costs["rounds"] * costs["alpha_s"]
+    costs["bandwidth_s"] = costs["bytes_critical"] * costs["beta_s_per_byte"]
+    costs["time_s"] = costs["latency_s"] + costs["bandwidth_s"]
+    order = {name: index for index, name in enumerate(algorithms)}
+    costs["_order"] = costs["algorithm"].map(order)
+    costs["fabric"] = pd.Categorical(costs["fabric"], categories=list(fabrics["fabric"]))
+    costs = costs.sort_values([*GROUP, "time_s", "_order"], ignore_index=True)
+    best = costs.groupby(GROUP, sort=False, observed=True)["algorithm"].transform("first")
+    costs["winner"] = best
+    costs["is_winner"] = costs["algorithm"] == best
+    columns = ["fabric", "dtype", "ranks", "elements", "message_bytes", "algorithm", "rounds",
+               "bytes_critical", "alpha_s", "beta_s_per_byte", "latency_s", "bandwidth_s",
+               "time_s", "winner", "is_winner"]  # fmt: skip
+    costs = costs.sort_values([*GROUP, "_order"], ignore_index=True)
+    costs["fabric"] = costs["fabric"].astype(str)  # in the fabrics table's order
+    return costs[columns]
+
+
+def per_rank_count_coefficients(measurements: pd.DataFrame) -> pd.DataFrame:
+    """Per (dtype, algorithm, N): rounds, and bytes_critical ~ slope * bytes + intercept.
+
+    The line is fitted over the grid's message sizes with M >= N (below that, chunked
+    algorithms send empty chunks and the counts are not yet affine in M).
+    """
+    rows = []
+    for (dtype, algorithm, ranks), group in measurements.groupby(["dtype", "algorithm", "ranks"]):
+        regime = group[group.elements >= ranks]
+        regime = regime if len(regime) >= 2 else group
+        if len(regime) >= 2:
+            slope, intercept = np.polyfit(regime.message_bytes, regime.bytes_critical, 1)
+        else:
+            slope, intercept = regime.bytes_critical.iloc[0] / regime.message_bytes.iloc[0], 0.0
+        rows.append(
+            {
+                "dtype": dtype,
+                "algorithm": algorithm,
+                "ranks": ranks,
+                "rounds": float(group.rounds.max()),
+                "bytes_per_byte": float(slope),
+                "bytes_intercept": float(intercept),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def crossover_bytes(a: pd.Series, b: pd.Series, alpha: float, beta: float) -> float:
+    """The message size (bytes) above which `b` is cheaper than `a`; NaN if it never is.
+
+    Solves r_a alpha + (k_a B + c_a) beta = r_b alpha + (k_b B + c_b) beta for B; b must
+    move fewer bytes per message byte (k_b < k_a) to ever catch up.
+    """
+    if b.bytes_per_byte >= a.bytes_per_byte - 1e-12:
+        return math.nan
+    numerator = (b.rounds - a.rounds) * alpha + (b.bytes_intercept - a.bytes_intercept) * beta
+    return max(0.0, numerator / ((a.bytes_per_byte - b.bytes_per_byte) * beta))
+
+
+def crossover_table(
+    measurements: pd.DataFrame,
+    fabrics: pd.DataFrame,
+    costs: pd.DataFrame,
+    latency_optimal: str = "recursive_doubling",
+    bandwidth_optimal: str = "ring",
+) -> pd.DataFrame:
+    """Per fabric and N, where `bandwidth_optimal` starts beating `latency_optimal`.
+
+    analytic_bytes solves T_ring = T_rd from the measured per-N coefficients; grid_bytes is
+    the smallest grid size from which ring wins at every larger grid size too.
+    """
+    coefficients = per_rank_count_coefficients(measurements).set_index(
+        ["dtype", "algorithm", "ranks"]
+    )
+    rows = []
+    for fabric in fabrics.itertuples():
+        for (dtype, ranks), group in costs[costs.fabric == fabric.fabric].groupby(
+            ["dtype", "ranks"]
+        ):
+            try:
+                lat = coefficients.loc[(dtype, latency_optimal, ranks)]
+                bw = coefficients.loc[(dtype, bandwidth_optimal, ranks)]
+            except KeyError:
+                continue
+            analytic = crossover_bytes(lat, bw, fabric.alpha_s, fabric.beta_s_per_byte)
+            times = group.pivot_table(index="message_bytes", columns="algorithm", values="time_s")
+            ring_wins = times[bandwidth_optimal] < times[latency_optimal]
+            suffix = ring_wins[::-1].cummin()[::-1]  # True where ring wins from here on
+            grid = float(suffix.index[suffix.values][0]) if suffix.any() else math.nan
+            rows.append(
+                {
+                    "fabric": fabric.fabric,
+                    "dtype": dtype,
+                    "ranks": ranks,
+                    "latency_optimal": latency_optimal,
+                    "bandwidth_optimal": bandwidth_optimal,
+                    "analytic_bytes": analytic,
+                    "grid_bytes": grid,
+                    "alpha_s": fabric.alpha_s,
+                    "beta_s_per_byte": fabric.beta_s_per_byte,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def cost_shape(measurements: pd.DataFrame) -> pd.DataFrame:
+    """Least-squares fit of each algorithm's counts on {1, N, 1/N, log2 N}.
+
+    rounds and bytes_critical / (M s) are fitted over the grid points of the textbook
+    regime: N a power of two (>= 2) that divides M. The issue's bases ({1, N, log2 N} for
+    rounds, {1, 1/N, log2 N} for bytes) are subsets; unused terms come out 0.
+    """
+    rows = []
+    for (dtype, algorithm), group in measurements.groupby(["dtype", "algorithm"]):
+        n = group.ranks.to_numpy(dtype=float)
+        regime = (n >= 2) & (np.log2(n) % 1 == 0) & (group.elements.to_numpy() % n == 0)
+        points = group[regime]
+        n = points.ranks.to_numpy(dtype=float)
+        design = np.column_stack([f(n) for f in BASIS.values()])
+        for quantity, values in (
+            ("rounds", points.rounds.to_numpy(dtype=float)),
+            ("bandwidth", (points.bytes_critical / points.message_bytes).to_numpy()),
+        ):
+            if len(np.unique(n)) < len(BASIS):
+                coefficients = np.full(len(BASIS), np.nan)
+                residual = math.nan
+            else:
+                coefficients, *_ = np.linalg.lstsq(design, values, rcond=None)
+                residual = float(np.max(np.abs(design @ coefficients - values)))
+            textbook = getattr(TEXTBOOK[algorithm], quantity) if algorithm in TEXTBOOK else ""
+            rows.append(
+                {
+                    "dtype": dtype,
+                    "algorithm": algorithm,
+                    "quantity": quantity,
+                    **{f"c[{name}]": c for name, c in zip(BASIS, coefficients, strict=True)},
+                    "max_abs_residual": residual,
+                    "points": len(points),
+                    "distinct_N": len(np.unique(n)),
+                    "textbook": textbook,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def formula(row: pd.Series, digits: int = 3) -> str:
+    """A fitted row as a readable expression in N, dropping terms that vanish."""
+    terms = []
+    for name in BASIS:
+        value = row[f"c[{name}]"]
+        if not np.isfinite(value):
+            return "underdetermined (too few distinct N in the regime)"
+        if abs(value) < 10 ** (-digits):
+            continue
+        magnitude = f"{abs(value):.{digits}f}"
+        body = (
+            magnitude
+            if name == "1"
+            else f"{magnitude}/N"
+            if name == "1/N"
+            else f"{magnitude} {name}"
+        )
+        terms.append(("- " if value < 0 else "+ ") + body)
+    text = " ".join(terms) or "0"
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def cost_model_markdown(shape: pd.DataFrame) -> str:
+    """The recovered coefficients next to the textbook forms."""
+    lines = [
+        "# Cost model recovered from the measured counts",
+        "",
+        "T(N, M) = rounds(N) * alpha + bandwidth(N) * M * s * beta, where rounds(N) and",
+        "bandwidth(N) = bytes_critical / (M s) are least-squares fits of the measured counts on",
+        "{1, N, 1/N, log2 N} over the grid points with N a power of two dividing M.",
+        "",
+        "| algorithm | dtype | quantity | textbook | recovered from measurements "
+        "| max abs residual | points |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for _, row in shape.iterrows():
+        lines.append(
+            f"| {row.algorithm} | {row['dtype']} | {row.quantity} | {row.textbook} | "
+            f"{formula(row)} | {row.max_abs_residual:.2g} | {row.points} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,288 @@
+"""The study's figures, drawn from the pipeline's tables (matplotlib + seaborn).
+
+Message sizes are bytes on a log axis with B/KiB/MiB ticks, times in s/ms/us, and every
+algorithm keeps one colour across all figures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display needed
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from .algorithms import ALGORITHMS
+from .records import write_atomic
+
+LABELS = {
+    "naive": "naive (gather + broadcast)",
+    "ring": "ring",
+    "recursive_doubling": "recursive doubling",
+}
+PALETTE = dict(zip(ALGORITHMS, sns.color_palette("colorblind", len(ALGORITHMS)), strict=True))
+MARKERS = dict(zip(ALGORITHMS, "osD^vPX", strict=False))
+
+sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+
+
+def label(algorithm: str) -> str:
+    return LABELS.get(algorithm, algorithm.replace("_", " "))
+
+
+def format_bytes(value: float, _pos: object = None) -> str:
+    """1 -> '1 B', 4096 -> '4 KiB', 1048576 -> '1 MiB' (3 significant digits)."""
+    if value <= 0:
+        return "0"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.3g} B"
+
+
+def format_seconds(value: float, _pos: object = None) -> str:
+    """A duration with a readable unit: 3e-6 -> '3 us'."""
+    if value <= 0:
+        return "0"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if value >= scale:
+            return f"{value / scale:g} {unit}"
+    return f"{value:.0e} s"
+
+
+def bytes_axis(axis, which: str = "x") -> None:
+    """A log2 byte axis with ticks at powers of 16 (1 B, 16 B, 256 B, 4 KiB, ...)."""
+    target = axis.xaxis if which == "x" else axis.yaxis
+    (axis.set_xscale if which == "x" else axis.set_yscale)("log", base=2)
+    target.set_major_locator(LogLocator(base=16, numticks=12))
+    target.set_minor_locator(LogLocator(base=2, subs=(1.0,), numticks=64))
+    target.set_major_formatter(FuncFormatter(format_bytes))
+    target.set_minor_formatter(NullFormatter())
+
+
+def seconds_axis(axis) -> None:
+    axis.set_yscale("log")
+    axis.yaxis.set_major_formatter(FuncFormatter(format_seconds))
+    axis.yaxis.set_minor_formatter(NullFormatter())
+
+
+def save_figure(fig, *paths: str | Path) -> None:
+    """Write the figure to every path (format from the suffix), atomically."""
+    for path in paths:
+        fmt = Path(path).suffix.lstrip(".")
+        write_atomic(path, lambda handle, f=fmt: fig.savefig(handle, format=f, dpi=150), "wb")
+    plt.close(fig)
+
+
+def _panels(count: int, width: float = 4.2, height: float = 3.2, sharex: bool = True):
+    columns = min(4, count)
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(
+        rows, columns, figsize=(width * columns, height * rows), squeeze=False, sharex=sharex
+    )
+    for extra in axes.flat[count:]:
+        extra.set_visible(False)
+    return fig, list(axes.flat[:count])
+
+
+def crossover_figure(
+    costs: pd.DataFrame, crossover: pd.DataFrame, ranks: int, dtype: str, algorithms: Sequence[str]
+):
+    """Modeled time against message size at one N, a panel per fabric, crossover marked."""
+    costs = costs[(costs.ranks == ranks) & (costs.dtype == dtype)]
+    fabrics = list(dict.fromkeys(costs.fabric))
+    fig, axes = _panels(len(fabrics))
+    for axis, fabric in zip(axes, fabrics, strict=True):
+        mine = costs[costs.fabric == fabric]
+        for algorithm in algorithms:
+            line = mine[mine.algorithm == algorithm]
+            axis.plot(
+                line.message_bytes, line.time_s, marker=MARKERS[algorithm], markersize=3.5,
+                color=PALETTE[algorithm], label=label(algorithm),
+            )  # fmt: skip
+        point = crossover[
+            (crossover.fabric == fabric) & (crossover.ranks == ranks) & (crossover.dtype == dtype)
+        ]
+        if len(point) and np.isfinite(point.analytic_bytes.iloc[0]):
+            at = point.analytic_bytes.iloc[0]
+            axis.axvline(at, color="0.3", linestyle="--", linewidth=1)
+            axis.annotate(
+                f"ring wins\nabove {format_bytes(at)}", xy=(at, 0.97), xytext=(4, 0),
+                xycoords=("data", "axes fraction"), textcoords="offset points", va="top",
+                fontsize=8, color="0.2",
+            )  # fmt: skip
+        axis.set_title(fabric)
+        bytes_axis(axis)
+        seconds_axis(axis)
+    for axis in axes:
+        axis.set_xlabel("message size (bytes)")
+    for axis in axes[:: min(4, len(axes))]:
+        axis.set_ylabel("modeled time  α·rounds + β·bytes")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.suptitle(f"All-reduce cost on each fabric at N = {ranks} ranks ({dtype})", y=1.0)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+def phase_figure(
+    costs: pd.DataFrame, crossover: pd.DataFrame, dtype: str, algorithms: Sequence[str]
+):
+    """The (message size, N) plane coloured by the cheapest algorithm, one panel per fabric."""
+    costs = costs[(costs.dtype == dtype) & costs.is_winner]
+    fabrics = list(dict.fromkeys(costs.fabric))
+    present = [a for a in algorithms if a in set(costs.algorithm)]
+    colours = ListedColormap([PALETTE[a] for a in present])
+    index = {a: i for i, a in enumerate(present)}
+    fig, axes = _panels(len(fabrics))
+    for axis, fabric in zip(axes, fabrics, strict=True):
+        grid = costs[costs.fabric == fabric].pivot_table(
+            index="ranks", columns="message_bytes", values="algorithm", aggfunc="first"
+        )
+        sizes, ranks = grid.columns.to_numpy(float), grid.index.to_numpy(float)
+        cells = grid.apply(lambda column: column.map(index)).to_numpy(float)
+        axis.pcolormesh(_edges(sizes), _edges(ranks), cells, cmap=colours, vmin=-0.5,
+                        vmax=len(present) - 0.5, shading="flat")  # fmt: skip
+        line = crossover[(crossover.fabric == fabric) & (crossover.dtype == dtype)].sort_values(
+            "ranks"
+        )
+        line = line[np.isfinite(line.analytic_bytes) & (line.analytic_bytes > 0)]
+        axis.plot(line.analytic_bytes, line.ranks, color="black", marker="o", markersize=3,
+                  linewidth=1.5, label="ring = rec. doubling (analytic)")  # fmt: skip
+        axis.set_xlim(_edges(sizes)[0], _edges(sizes)[-1])
+        axis.set_title(fabric)
+        bytes_axis(axis)
+        axis.set_yscale("log", base=2)
+        axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        axis.set_xlabel("message size (bytes)")
+        axis.grid(False)
+    for axis in axes[:: min(4, len(axes))]:
+        axis.set_ylabel("ranks N")
+    handles = [Patch(color=PALETTE[a], label=label(a)) for a in present]
+    handles.append(plt.Line2D([], [], color="black", marker="o", label="ring = rec. doubling"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)
+    fig.suptitle(f"Cheapest all-reduce by message size and ranks ({dtype})", y=1.0)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def _edges(values: np.ndarray) -> np.ndarray:
+    """Cell edges for values on a log axis: geometric midpoints, extended at both ends."""
+    values = np.asarray(values, dtype=float)
+    if len(values) == 1:
+        return np.array([values[0] / 2, values[0] * 2])
+    middle = np.sqrt(values[:-1] * values[1:])
+    return np.concatenate([[values[0] ** 2 / middle[0]], middle, [values[-1] ** 2 / middle[-1]]])
+
+
+def counts_figure(measurements: pd.DataFrame, elements: int, dtype: str, algorithms: Sequence[str]):
+    """Measured (markers) and theoretical (lines) counts against N at one message size."""
+    data = measurements[(measurements.elements == elements) & (measurements.dtype == dtype)]
+    data = data.sort_values("ranks")
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), sharex=True)
+    panels = [
+        ("rounds", "message rounds (critical path)", None),
+        ("hotspot_bytes", "bytes through the busiest rank  (÷ M·s)", "per-rank"),
+        ("bytes_total", "bytes on the wire, all ranks  (÷ M·s)", "M"),
+        ("bytes_critical", "bytes on the critical path  (÷ M·s)", "M"),
+    ]
+    for axis, (column, title, scale) in zip(axes.flat, panels, strict=True):
+        for algorithm in algorithms:
+            rows = data[data.algorithm == algorithm]
+            if rows.empty:
+                continue
+            norm = 1.0 if scale is None else rows.message_bytes.to_numpy(float)
+            axis.plot(rows.ranks, rows[f"theory_{column}"] / norm, color=PALETTE[algorithm],
+                      linewidth=1.2, label=f"{label(algorithm)} (theory)")  # fmt: skip
+            axis.plot(rows.ranks, rows[column] / norm, linestyle="none", marker=MARKERS[algorithm],
+                      color=PALETTE[algorithm], label=f"{label(algorithm)} (measured)")  # fmt: skip
+            if scale == "per-rank":  # the average rank, for contrast with the busiest one
+                mean = 2 * rows.bytes_total / rows.ranks / norm
+                axis.plot(rows.ranks, mean, color=PALETTE[algorithm], linestyle=":", linewidth=1)
+        axis.set_title(title)
+        axis.set_xscale("log", base=2)
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        axis.set_yscale("log", base=2)
+        axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    for axis in axes[1]:
+        axis.set_xlabel("ranks N")
+    axes[0, 1].text(0.02, 0.97, "dotted: the average rank", transform=axes[0, 1].transAxes,
+                    va="top", fontsize=8, color="0.3")  # fmt: skip
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False, fontsize=8)
+    fig.suptitle(f"Measured vs theoretical counts, M = {elements} elements ({dtype})")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
+
+
+def hotspot_figure(records: list[dict]):
+    """Bytes sent and received by every rank, one panel per algorithm (same N and M)."""
+    records = sorted(records, key=lambda r: list(ALGORITHMS).index(r["algorithm"]))
+    fig, axes = plt.subplots(
+        1, len(records), figsize=(3.6 * len(records), 3.4), sharey=True, squeeze=False
+    )
+    peak = max(max(np.add(r["bytes_sent"], r["bytes_recv"])) for r in records)
+    unit, scale = next(
+        ((u, f) for u, f in (("MiB", 2**20), ("KiB", 2**10), ("B", 1)) if peak >= 4 * f),
+        ("B", 1),
+    )
+    for axis, record in zip(axes[0], records, strict=True):
+        ranks = np.arange(record["ranks"])
+        sent = np.array(record["bytes_sent"]) / scale
+        received = np.array(record["bytes_recv"]) / scale
+        colour = PALETTE[record["algorithm"]]
+        axis.bar(ranks, sent, color=colour, label="sent")
+        axis.bar(ranks, received, bottom=sent, color=colour, alpha=0.45, label="received")
+        axis.set_title(label(record["algorithm"]))
+        axis.set_xlabel("rank")
+        axis.set_xticks(ranks)
+    axes[0, 0].set_ylabel(f"bytes through the rank ({unit})")
+    axes[0, 0].legend(fontsize=8)
+    first = records[0]
+    fig.suptitle(
+        f"Where the bytes go: N = {first['ranks']}, M = {first['elements']} {first['dtype']}"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def fabric_fits_figure(fabrics: list[dict]):
+    """Each measured fabric's one-way times with the fitted alpha + beta * bytes."""
+    measured = [f for f in fabrics if f["kind"] == "measured"]
+    fig, axes = _panels(len(measured), width=4.0, height=3.2, sharex=False)
+    for axis, fabric in zip(axes, measured, strict=True):
+        nbytes = np.array(fabric["measurements"]["bytes"])
+        seconds = np.array(fabric["measurements"]["seconds"])
+        shown = np.maximum(nbytes, 0.5)  # a 0-byte message sits at 1/2 B on the log axis
+        axis.plot(shown, seconds, "o", markersize=3.5, color="0.25", label="measured")
+        sizes = np.geomspace(0.5, max(nbytes.max(), 1), 200)
+        axis.plot(sizes, fabric["alpha"] + fabric["beta"] * sizes, color="C3", label="fit")
+        fit = fabric["fit"]
+        axis.text(
+            0.03, 0.97,
+            f"α = {format_seconds(fabric['alpha'])}\n1/β = {1e-9 / fabric['beta']:.3g} GB/s\n"
+            f"R² = {fit['r_squared']:.3f}, max rel. err {fit['max_rel_residual']:.0%}",
+            transform=axis.transAxes, va="top", fontsize=8,
+        )  # fmt: skip
+        axis.set_title(fabric["name"])
+        bytes_axis(axis)
+        seconds_axis(axis)
+        axis.set_xlabel("message size (bytes)")
+    if axes:
+        axes[0].set_ylabel("one-way time")
+        axes[0].legend(loc="lower right", fontsize=8)
+    fig.suptitle(
+        "Measured fabrics: one-way time and the fitted α + β·bytes (relative least squares)"
+    )
+    fig.tight_layout()
+    return fig

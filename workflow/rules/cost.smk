@@ -1,0 +1,27 @@
+# Stage 4, cost: modeled times from the measured counts, crossovers, the fitted cost shape.
+
+
+rule costs:
+    input:
+        measurements=f"{RESULTS}/tables/measurements.csv",
+        fabrics=f"{RESULTS}/tables/fabrics.csv",
+    output:
+        costs=f"{RESULTS}/tables/costs.csv",
+        crossover=f"{RESULTS}/tables/crossover.csv",
+    log:
+        f"{RESULTS}/logs/costs.log",
+    params:
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/costs.py"
+
+
+rule cost_model:
+    input:
+        f"{RESULTS}/tables/measurements.csv",
+    output:
+        f"{RESULTS}/tables/cost_model.md",
+    log:
+        f"{RESULTS}/logs/cost_model.log",
+    script:
+        "../scripts/cost_model.py"

@@ -1,0 +1,43 @@
+# Stage 3, fabrics: alpha and beta of every fabric, given or fitted from measurements.
+
+
+rule pingpong:
+    output:
+        f"{RESULTS}/pingpong/{{fabric}}.csv",
+    log:
+        f"{RESULTS}/logs/pingpong/{{fabric}}.log",
+    params:
+        sizes=lambda wildcards: ",".join(
+            map(str, expand_axis(config["fabrics"][wildcards.fabric]["pingpong"]["sizes"]))
+        ),
+        iterations=lambda wildcards: config["fabrics"][wildcards.fabric]["pingpong"].get(
+            "iterations", 200
+        ),
+    threads: workflow.cores  # a timing measurement: run it alone
+    shell:
+        "{COLLECTIVES} pingpong --sizes {params.sizes} --iterations {params.iterations}"
+        " --output {output} 2> {log}"
+
+
+rule fabric:
+    input:
+        fabric_measurements,
+    output:
+        f"{RESULTS}/fabrics/{{fabric}}.json",
+    log:
+        f"{RESULTS}/logs/fabrics/{{fabric}}.log",
+    params:
+        entry=fabric_config,
+    script:
+        "../scripts/fabric.py"
+
+
+rule fabrics_table:
+    input:
+        expand(f"{RESULTS}/fabrics/{{fabric}}.json", fabric=PLAN.fabrics),
+    output:
+        f"{RESULTS}/tables/fabrics.csv",
+    log:
+        f"{RESULTS}/logs/fabrics_table.log",
+    script:
+        "../scripts/fabrics_table.py"

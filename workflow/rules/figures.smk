@@ -1,0 +1,92 @@
+# Stage 5, figures: PNG (in the report) and PDF of every figure of the study.
+
+
+def figure_outputs(name, category):
+    return {
+        "png": report(
+            f"{RESULTS}/figures/{name}.png",
+            caption=f"../report/{name}.rst",
+            category=category,
+        ),
+        "pdf": f"{RESULTS}/figures/{name}.pdf",
+    }
+
+
+rule figure_crossover:
+    input:
+        costs=f"{RESULTS}/tables/costs.csv",
+        crossover=f"{RESULTS}/tables/crossover.csv",
+    output:
+        **figure_outputs("crossover", "1. The crossover"),
+    log:
+        f"{RESULTS}/logs/figures/crossover.log",
+    params:
+        ranks=config["figures"]["crossover_ranks"],
+        dtype=config["figures"]["dtype"],
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/figure_crossover.py"
+
+
+rule figure_phase:
+    input:
+        costs=f"{RESULTS}/tables/costs.csv",
+        crossover=f"{RESULTS}/tables/crossover.csv",
+    output:
+        **figure_outputs("phase", "1. The crossover"),
+    log:
+        f"{RESULTS}/logs/figures/phase.log",
+    params:
+        dtype=config["figures"]["dtype"],
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/figure_phase.py"
+
+
+rule figure_counts:
+    input:
+        f"{RESULTS}/tables/measurements.csv",
+    output:
+        **figure_outputs("counts", "2. The measured counts"),
+    log:
+        f"{RESULTS}/logs/figures/counts.log",
+    params:
+        elements=config["figures"]["counts_elements"],
+        dtype=config["figures"]["dtype"],
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/figure_counts.py"
+
+
+rule figure_hotspot:
+    input:
+        [
+            run_path(
+                algorithm,
+                config["figures"]["hotspot"]["ranks"],
+                config["figures"]["hotspot"]["elements"],
+                config["figures"]["dtype"],
+            )
+            for algorithm in PLAN.algorithms
+        ],
+    output:
+        **figure_outputs("hotspot", "2. The measured counts"),
+    log:
+        f"{RESULTS}/logs/figures/hotspot.log",
+    script:
+        "../scripts/figure_hotspot.py"
+
+
+rule figure_fabric_fits:
+    input:
+        [
+            f"{RESULTS}/fabrics/{fabric}.json"
+            for fabric, kind in PLAN.fabrics.items()
+            if kind != "given"
+        ],
+    output:
+        **figure_outputs("fabric_fits", "3. The fabrics"),
+    log:
+        f"{RESULTS}/logs/figures/fabric_fits.log",
+    script:
+        "../scripts/figure_fabric_fits.py"

@@ -1,0 +1,15 @@
+"""Every fabric as one row of fabrics.csv."""
+
+import json
+import sys
+from pathlib import Path
+
+sys.stderr = open(snakemake.log[0], "w")
+
+import pandas as pd
+
+from collectives import fabrics
+from collectives.records import write_csv
+
+rows = [fabrics.from_dict(json.loads(Path(p).read_text())).row() for p in snakemake.input]
+write_csv(snakemake.output[0], pd.DataFrame(rows))

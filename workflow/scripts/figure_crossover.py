@@ -1,0 +1,19 @@
+"""The headline figure: modeled time against message size at one N, per fabric."""
+
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")
+
+import pandas as pd
+
+from collectives import plotting
+
+params = snakemake.params
+figure = plotting.crossover_figure(
+    pd.read_csv(snakemake.input.costs),
+    pd.read_csv(snakemake.input.crossover),
+    params.ranks,
+    params.dtype,
+    params.algorithms,
+)
+plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
