@@ -23,13 +23,24 @@ validate(config, "workflow/schemas/config.schema.yaml")
 try:
     from collectives.config import ConfigError, check
 except ImportError as exc:
-    sys.exit(f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'")
+    sys.exit(
+        f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
+    )
 try:
     PLAN = check(config, Path.cwd())
 except ConfigError as exc:
     sys.exit(f"config error: {exc}")
 
-COLLECTIVES = f"{sys.executable} -m collectives"
+
+envvars:
+    "PATH",
+
+
+# Jobs find the `collectives` command next to the Python running Snakemake (a venv need
+# not be activated); with --sdm conda the rule's environment comes first instead.
+os.environ["PATH"] = (
+    f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+)
 RESULTS = "results"
 FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits"]
 
@@ -44,6 +55,7 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         f"{RESULTS}/tables/measurements.csv",
         f"{RESULTS}/tables/seed_check.md",
@@ -51,5 +63,6 @@ rule all:
         f"{RESULTS}/tables/costs.csv",
         f"{RESULTS}/tables/crossover.csv",
         f"{RESULTS}/tables/cost_model.md",
-        expand(f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=FIGURES, ext=["png", "pdf"]),
-    default_target: True
+        expand(
+            f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=FIGURES, ext=["png", "pdf"]
+        ),

@@ -93,3 +93,17 @@ def test_faults_exit_nonzero_name_the_rank_and_leave_nothing(fault, message, tmp
     assert message in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
     assert processes_mentioning(out.name) == []  # no rank outlived the command
+
+
+def test_output_file_gets_normal_permissions(tmp_path):
+    out = tmp_path / "r.json"
+    cli("measure", "--algorithm", "ring", "--ranks", "2", "--elements", "2", "--output", str(out))
+    assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -44,7 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     run.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     run.add_argument("--data", default="int", help=f"input values: {' or '.join(DATA_KINDS)}")
-    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds (default 300)")
+    run.add_argument(
+        "--timeout",
+        type=_duration,
+        default=DEFAULT_TIMEOUT,
+        help="seconds, or a duration such as 90s, 10m, 1h (default 300)",
+    )
     run.add_argument("--output", help="write the record here (atomically) instead of stdout")
     run.add_argument("--inject-fault", metavar="KIND:RANK", help="make one rank fail (testing aid)")
 
@@ -61,6 +66,15 @@ def _parser() -> argparse.ArgumentParser:
     ping.add_argument("--warmup", type=int, default=10, help="untimed round trips per size")
     ping.add_argument("--output", required=True, help="CSV file to write (atomically)")
     return parser
+
+
+def _duration(text: str) -> float:
+    """'300', '300s', '5m' or '1h' as seconds (argparse type)."""
+    scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:])
+    try:
+        return float(text[:-1]) * scale if scale else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r}") from None
 
 
 def _measure(args: argparse.Namespace) -> int:

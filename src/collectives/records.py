@@ -20,6 +20,7 @@ def write_atomic(path: str | os.PathLike, write: Callable[[Any], None], mode: st
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.chmod(tmp, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
     try:
         with os.fdopen(fd, mode) as handle:
             write(handle)
@@ -27,6 +28,12 @@ def write_atomic(path: str | os.PathLike, write: Callable[[Any], None], mode: st
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:

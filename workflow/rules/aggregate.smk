@@ -9,5 +9,8 @@ rule aggregate:
         seed_check=f"{RESULTS}/tables/seed_check.md",
     log:
         f"{RESULTS}/logs/aggregate.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     script:
         "../scripts/aggregate.py"

@@ -1,6 +1,10 @@
 # Shared helpers: the grid and fabric lists expanded from the checked config (PLAN).
 
 
+import json
+import math
+import os
+
 from collectives.grid import expand_axis
 
 
@@ -10,6 +14,23 @@ wildcard_constraints:
     ranks="[0-9]+",
     elements="[0-9]+",
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
+
+
+ENV = "../envs/collectives.yaml"  # relative to the rule files
+RUNTIME_MINUTES = math.ceil(config.get("timeout", 600) / 60)
+
+
+def measure_threads(wildcards):
+    """One process per rank, but no more cores than this machine has: a job cannot use
+    more, and --cores then bounds how many jobs share them."""
+    return min(int(wildcards.ranks), os.cpu_count() or 1)
+
+
+def measure_memory_mb(wildcards):
+    """Inputs/results, staging, a warm heap per rank, and ~40 MB per rank process."""
+    ranks, elements = int(wildcards.ranks), int(wildcards.elements)
+    vector_mb = elements * 8 / 1e6
+    return int(200 + ranks * (40 + 3 * vector_mb))
 
 
 def run_path(algorithm, ranks, elements, dtype):
@@ -29,8 +50,9 @@ def all_runs():
 
 
 def fabric_config(wildcards):
-    """Only this fabric's entry, so adding a fabric changes no other job's params."""
-    return config["fabrics"][wildcards.fabric]
+    """Only this fabric's entry, as canonical JSON: adding a fabric or reordering keys
+    changes no other job's params (Snakemake reruns a job whose params change)."""
+    return json.dumps(config["fabrics"][wildcards.fabric], sort_keys=True)
 
 
 def fabric_measurements(wildcards):
@@ -41,3 +63,14 @@ def fabric_measurements(wildcards):
     if kind == "pingpong":
         return [f"{RESULTS}/pingpong/{wildcards.fabric}.csv"]
     return []
+
+
+def figure_outputs(name, category):
+    return {
+        "png": report(
+            f"{RESULTS}/figures/{name}.png",
+            caption=f"../report/{name}.rst",
+            category=category,
+        ),
+        "pdf": f"{RESULTS}/figures/{name}.pdf",
+    }

@@ -10,6 +10,9 @@ rule costs:
         crossover=f"{RESULTS}/tables/crossover.csv",
     log:
         f"{RESULTS}/logs/costs.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     params:
         algorithms=PLAN.algorithms,
     script:
@@ -23,5 +26,8 @@ rule cost_model:
         f"{RESULTS}/tables/cost_model.md",
     log:
         f"{RESULTS}/logs/cost_model.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     script:
         "../scripts/cost_model.py"

@@ -6,16 +6,22 @@ rule pingpong:
         f"{RESULTS}/pingpong/{{fabric}}.csv",
     log:
         f"{RESULTS}/logs/pingpong/{{fabric}}.log",
+    priority: 100  # first, while the cores are still free
+    conda:
+        ENV
+    threads: workflow.cores  # a timing measurement: run it alone
     params:
         sizes=lambda wildcards: ",".join(
-            map(str, expand_axis(config["fabrics"][wildcards.fabric]["pingpong"]["sizes"]))
+            map(
+                str,
+                expand_axis(config["fabrics"][wildcards.fabric]["pingpong"]["sizes"]),
+            )
         ),
-        iterations=lambda wildcards: config["fabrics"][wildcards.fabric]["pingpong"].get(
-            "iterations", 200
-        ),
-    threads: workflow.cores  # a timing measurement: run it alone
+        iterations=lambda wildcards: config["fabrics"][wildcards.fabric][
+            "pingpong"
+        ].get("iterations", 200),
     shell:
-        "{COLLECTIVES} pingpong --sizes {params.sizes} --iterations {params.iterations}"
+        "collectives pingpong --sizes {params.sizes} --iterations {params.iterations}"
         " --output {output} 2> {log}"
 
 
@@ -26,6 +32,9 @@ rule fabric:
         f"{RESULTS}/fabrics/{{fabric}}.json",
     log:
         f"{RESULTS}/logs/fabrics/{{fabric}}.log",
+    priority: 1
+    conda:
+        ENV
     params:
         entry=fabric_config,
     script:
@@ -39,5 +48,8 @@ rule fabrics_table:
         f"{RESULTS}/tables/fabrics.csv",
     log:
         f"{RESULTS}/logs/fabrics_table.log",
+    priority: 1
+    conda:
+        ENV
     script:
         "../scripts/fabrics_table.py"

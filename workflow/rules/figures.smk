@@ -1,17 +1,6 @@
 # Stage 5, figures: PNG (in the report) and PDF of every figure of the study.
 
 
-def figure_outputs(name, category):
-    return {
-        "png": report(
-            f"{RESULTS}/figures/{name}.png",
-            caption=f"../report/{name}.rst",
-            category=category,
-        ),
-        "pdf": f"{RESULTS}/figures/{name}.pdf",
-    }
-
-
 rule figure_crossover:
     input:
         costs=f"{RESULTS}/tables/costs.csv",
@@ -20,6 +9,9 @@ rule figure_crossover:
         **figure_outputs("crossover", "1. The crossover"),
     log:
         f"{RESULTS}/logs/figures/crossover.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     params:
         ranks=config["figures"]["crossover_ranks"],
         dtype=config["figures"]["dtype"],
@@ -36,6 +28,9 @@ rule figure_phase:
         **figure_outputs("phase", "1. The crossover"),
     log:
         f"{RESULTS}/logs/figures/phase.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     params:
         dtype=config["figures"]["dtype"],
         algorithms=PLAN.algorithms,
@@ -50,6 +45,9 @@ rule figure_counts:
         **figure_outputs("counts", "2. The measured counts"),
     log:
         f"{RESULTS}/logs/figures/counts.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     params:
         elements=config["figures"]["counts_elements"],
         dtype=config["figures"]["dtype"],
@@ -73,6 +71,9 @@ rule figure_hotspot:
         **figure_outputs("hotspot", "2. The measured counts"),
     log:
         f"{RESULTS}/logs/figures/hotspot.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     script:
         "../scripts/figure_hotspot.py"
 
@@ -88,5 +89,8 @@ rule figure_fabric_fits:
         **figure_outputs("fabric_fits", "3. The fabrics"),
     log:
         f"{RESULTS}/logs/figures/fabric_fits.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
     script:
         "../scripts/figure_fabric_fits.py"

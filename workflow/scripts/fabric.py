@@ -9,7 +9,7 @@ sys.stderr = open(snakemake.log[0], "w")
 from collectives import fabrics
 from collectives.records import write_json
 
-name, entry = snakemake.wildcards.fabric, snakemake.params.entry
+name, entry = snakemake.wildcards.fabric, json.loads(snakemake.params.entry)
 if fabrics.kind_of(entry) == "given":
     fabric = fabrics.given_fabric(name, entry)
 else:

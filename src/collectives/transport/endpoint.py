@@ -12,6 +12,7 @@ the order they were sent. Clocks advance when the program consumes a message.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,6 +91,7 @@ class QueueComm:
         self._arrived: dict[int, deque[_Arrived]] = defaultdict(deque)
         self._incoming: dict[int, _Incoming] = {}
         self._backlog: list[Message] = []
+        self._acks_due: dict[int, list[bytes]] = defaultdict(list)
         self._outgoing: _Outgoing | None = None
         self._slot_free = [True] * SLOTS_PER_RANK
         self._next_slot = 0
@@ -182,14 +184,17 @@ class QueueComm:
         """Copy the next segments of the outgoing message into free slots, in turn."""
         out = self._outgoing
         char, nbytes, stamps = out.header
+        headers = []
         while out.posted_bytes < nbytes and self._slot_free[self._next_slot]:
             slot = self._next_slot
             segment = out.data[out.posted_bytes : out.posted_bytes + self._slot_bytes]
             self._my_slots[slot, : segment.size] = segment
             self._slot_free[slot] = False
             self._next_slot = (slot + 1) % SLOTS_PER_RANK
-            self._write(out.dest, encode(SEGMENT, self.rank, nbytes, stamps, char, slot))
+            headers.append(encode(SEGMENT, self.rank, nbytes, stamps, char, slot))
             out.posted_bytes += segment.size
+        if headers:  # one write, one wake-up, for every segment just staged
+            self._write(out.dest, b"".join(headers))
         if out.posted_bytes == nbytes:
             self._outgoing = None  # all in slots: the send buffer may be reused
 
@@ -213,6 +218,9 @@ class QueueComm:
             self._status[self.rank] = RUNNING
         for message in messages:
             self._handle(message)
+        for source, acks in self._acks_due.items():  # one write per sender per batch
+            self._write(source, b"".join(acks))
+        self._acks_due.clear()
 
     def _drain(self) -> None:
         """Empty our inbox while our own write is blocked; handled later, in order."""
@@ -225,7 +233,7 @@ class QueueComm:
             if self._outgoing is not None:
                 self._post_segments()
         elif message.kind == INLINE:
-            data = np.frombuffer(message.payload, dtype=np.dtype(message.dtype_char.decode()))
+            data = np.frombuffer(message.payload, dtype=_dtype(message.dtype_char))
             self._arrived[source].append(_Arrived(data, message.round_stamp, message.byte_stamp))
         else:
             self._receive_segment(message)
@@ -247,7 +255,7 @@ class QueueComm:
         else:
             target[...] = segment
         incoming.received += size
-        self._write(source, encode(ACK, self.rank, slot=message.slot))
+        self._acks_due[source].append(encode(ACK, self.rank, slot=message.slot))
         if incoming.received == message.nbytes:
             del self._incoming[source]
             self._arrived[source].append(
@@ -259,7 +267,7 @@ class QueueComm:
     def _start_incoming(self, message: Message) -> _Incoming:
         """Segments go straight into the program's buffer if it waits for exactly this
         message (the common case: no extra copy), else into a private buffer."""
-        dtype = np.dtype(message.dtype_char.decode())
+        dtype = _dtype(message.dtype_char)
         source, buf, add = self._wanted
         direct = (
             buf is not None
@@ -290,3 +298,8 @@ class QueueComm:
 def _check_same_size(data: np.ndarray, buf: np.ndarray, what: str) -> None:
     if data.size != buf.size:
         raise ValueError(f"{what} holds {data.size} elements, the buffer {buf.size}")
+
+
+@functools.cache
+def _dtype(char: bytes) -> np.dtype:
+    return np.dtype(char.decode())

@@ -10,6 +10,7 @@ launch: children are reaped on every path, and all shared memory is anonymous.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing as mp
 import multiprocessing.connection
@@ -77,6 +78,7 @@ def launch(
     written only after the program returns, each slot then needs no fresh memory.
     """
     _ensure_descriptors(size)
+    _release_free_heap()
     started = time.perf_counter()
     links = Links(size, largest_message)
     shared = _SharedState(size, results)
@@ -178,6 +180,17 @@ def _become_rank(parent: int) -> None:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _release_free_heap() -> None:
+    """Hand the parent's free heap back to the kernel before forking.
+
+    Ranks inherit the parent's heap copy-on-write: allocating into memory the parent freed
+    (earlier runs in the same process) would cost a page copy per 4 KiB instead of a fresh
+    page. No-op without glibc.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _warm_heap(nbytes: int) -> None:

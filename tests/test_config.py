@@ -1,0 +1,46 @@
+"""The pipeline config's meaning: every problem named by its key."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from collectives.config import ConfigError, check
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+
+def test_the_shipped_config_is_valid():
+    plan = check(CONFIG, REPO)
+    assert plan.algorithms == ["naive", "ring", "recursive_doubling"]
+    assert plan.ranks == [2, 3, 4, 8, 16, 32, 64]
+    assert plan.elements == [4**k for k in range(11)]
+    assert plan.fabrics["nvlink"] == "given"
+    assert plan.fabrics["local"] == "pingpong"
+    assert plan.fabrics["tcp-10gbe"] == "measured"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[3\]: unknown algorithm"),
+        (lambda c: c.update(ranks=[0, 2]), "ranks: every value must be between 1 and 1024"),
+        (lambda c: c.update(elements=[0]), "elements: every value must be at least 1"),
+        (lambda c: c["fabrics"].update(bad={"description": "x"}), "fabrics.bad: needs exactly"),
+        (lambda c: c["fabrics"].update(gone={"measurements": "no/such.txt"}),
+         "fabrics.gone: .*file not found"),
+        (lambda c: c["fabrics"]["tcp-10gbe"].update(table=9), "fabrics.tcp-10gbe: .*table 9"),
+        (lambda c: c["figures"].update(crossover_ranks=5), "figures.crossover_ranks: 5 is not"),
+        (lambda c: c["figures"]["hotspot"].update(elements=3), "figures.hotspot.elements"),
+        (lambda c: c["fabrics"].update({"bad name": {"alpha": 1, "beta": 1}}), "names may use"),
+    ],
+)  # fmt: skip
+def test_problems_are_named_by_key(change, message):
+    config = copy.deepcopy(CONFIG)
+    change(config)
+    with pytest.raises(ConfigError, match=message):
+        check(config, REPO)

@@ -1,0 +1,148 @@
+"""End to end: the Snakemake pipeline on the tiny .test config, in a scratch copy.
+
+Runs the workflow once (module fixture) and checks every table, the seed's rows, every
+figure, the report, incremental re-runs, config errors before any job, and the lint.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
+          "cost_model.md"]  # fmt: skip
+FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits"]
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def copy_workflow(target: Path) -> Path:
+    for item in ("Snakefile", "workflow", "config", ".test"):
+        source = REPO / item
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, target / item)
+    return target
+
+
+def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
+    return subprocess.run(
+        [*SNAKEMAKE, "--cores", "4", "--configfile", config, "--replace-workflow-config", *args],
+        cwd=workdir, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    work = copy_workflow(tmp_path_factory.mktemp("pipeline"))
+    done = snakemake(work)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return work
+
+
+def test_every_table_is_written(workdir):
+    for name in TABLES:
+        assert (workdir / "results/tables" / name).stat().st_size > 0, name
+    measurements = pd.read_csv(workdir / "results/tables/measurements.csv")
+    assert len(measurements) == 3 * 4 * 4
+    assert measurements.verified.all() and measurements.matches_theory.all()
+    costs = pd.read_csv(workdir / "results/tables/costs.csv")
+    assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr200-azure", "roce-40gbe",
+                                 "csv-example", "local"}  # fmt: skip
+
+
+def test_the_seed_rows_are_exact(workdir):
+    text = (workdir / "results/tables/seed_check.md").read_text()
+    assert "| ring | 8 | 1024 | 14 | 114688 | 114688 | OK |" in text
+    assert "| recursive_doubling | 8 | 1024 | 3 | 196608 | 196608 | OK |" in text
+
+
+def test_every_figure_is_a_png_and_a_pdf(workdir):
+    for name in FIGURES:
+        png = (workdir / "results/figures" / f"{name}.png").read_bytes()
+        assert png[:8] == PNG and len(png) > 10_000, name
+        assert (workdir / "results/figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
+
+
+def test_every_rule_logged(workdir):
+    logs = list((workdir / "results/logs").rglob("*.log"))
+    assert len(logs) >= 48 + 6  # every measure job and every fabric, at least
+
+
+def test_nothing_to_do_on_a_second_run(workdir):
+    done = snakemake(workdir, "-n")
+    assert done.returncode == 0
+    assert "Nothing to be done" in done.stdout + done.stderr
+
+
+def test_adding_a_fabric_reruns_no_measure_job(workdir, tmp_path):
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    config["fabrics"]["omnipath"] = {"alpha": 1.0e-6, "bandwidth": 1.2e10}
+    extended = workdir / "extended.yaml"
+    extended.write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "-n", config=str(extended))
+    assert done.returncode == 0, done.stderr
+    planned = done.stdout + done.stderr
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, flags=re.MULTILINE))
+    assert "measure" not in jobs and "pingpong" not in jobs
+    assert jobs["fabric"] == "1" and "costs" in jobs
+
+
+def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    config["ranks"].append(16)
+    extended = workdir / "more_ranks.yaml"
+    extended.write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "-n", config=str(extended))
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
+    assert jobs["measure"] == str(3 * 4)  # one new N times every algorithm and M
+    assert "fabric" not in jobs
+
+
+def test_the_report_is_written(workdir):
+    done = snakemake(workdir, "--report", "results/report.html")
+    assert done.returncode == 0, done.stderr[-3000:]
+    html = (workdir / "results/report.html").read_bytes()
+    assert len(html) > 100_000 and b"crossover.png" in html
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["algorithms"].append("butterfly"), "algorithms[3]: unknown algorithm"),
+        (lambda c: c.update(ranks=[0, 2]), "ranks"),
+        (lambda c: c.update(elements=[0]), "elements"),
+        (lambda c: c["fabrics"].update(nothing={"description": "x"}), "fabrics.nothing"),
+        (lambda c: c["fabrics"].update(gone={"measurements": "no/such.txt"}), "fabrics.gone"),
+        (lambda c: c["fabrics"].update(bad={"measurements": ".test/config/config.yaml"}),
+         "fabrics.bad"),
+    ],
+)  # fmt: skip
+def test_a_bad_config_fails_before_any_job(tmp_path, change, message):
+    work = copy_workflow(tmp_path)
+    config = yaml.safe_load((work / ".test/config/config.yaml").read_text())
+    change(config)
+    (work / "bad.yaml").write_text(yaml.safe_dump(config))
+    done = snakemake(work, config="bad.yaml")
+    assert done.returncode != 0
+    assert message in done.stdout + done.stderr
+    assert not (work / "results").exists()
+
+
+def test_lint_and_format():
+    lint = subprocess.run([*SNAKEMAKE, "--lint"], cwd=REPO, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    fmt = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", "Snakefile", "workflow"],
+        cwd=REPO, capture_output=True, text=True,
+    )  # fmt: skip
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=REPO,
+                          capture_output=True, text=True)  # fmt: skip
+    assert ruff.returncode == 0, ruff.stdout
