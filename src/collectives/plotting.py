@@ -51,12 +51,12 @@ def format_bytes(value: float, _pos: object = None) -> str:
 
 
 def format_seconds(value: float, _pos: object = None) -> str:
-    """A duration with a readable unit: 3e-6 -> '3 us'."""
+    """A duration with a readable unit, 3 significant digits: 3e-6 -> '3 us'."""
     if value <= 0:
         return "0"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
         if value >= scale:
-            return f"{value / scale:g} {unit}"
+            return f"{value / scale:.3g} {unit}"
     return f"{value:.0e} s"
 
 
