@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import multiprocessing as mp
 import multiprocessing.connection
 import os
@@ -110,6 +111,7 @@ def launch(
             shared.record_error(rank, exc)
             sys.exit(1)
 
+    gc.freeze()  # ranks then do not copy-on-write the parent's objects to collect them
     try:
         for rank in range(size):
             proc = _FORK.Process(target=rank_main, args=(rank,), name=f"rank-{rank}")
@@ -133,6 +135,7 @@ def launch(
             wall_seconds=time.perf_counter() - started,
         )
     finally:
+        gc.unfreeze()
         for proc in procs:
             if proc.exitcode is None:
                 proc.kill()
@@ -180,6 +183,7 @@ def _become_rank(parent: int) -> None:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    gc.disable()  # a rank is short-lived and makes no cycles worth a collection
 
 
 def _release_free_heap() -> None:
