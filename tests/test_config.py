@@ -16,7 +16,9 @@ CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
 
 def test_the_shipped_config_is_valid():
     plan = check(CONFIG, REPO)
-    assert plan.algorithms == ["naive", "ring", "recursive_doubling"]
+    assert plan.algorithms == [
+        "naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree",
+    ]  # fmt: skip
     assert plan.ranks == [2, 3, 4, 8, 16, 32, 64]
     assert plan.elements == [4**k for k in range(11)]
     assert plan.fabrics["nvlink"] == "given"
@@ -27,7 +29,7 @@ def test_the_shipped_config_is_valid():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[3\]: unknown algorithm"),
+        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[5\]: unknown algorithm"),
         (lambda c: c.update(ranks=[0, 2]), "ranks: every value must be between 1 and 1024"),
         (lambda c: c.update(elements=[0]), "elements: every value must be at least 1"),
         (lambda c: c["fabrics"].update(bad={"description": "x"}), "fabrics.bad: needs exactly"),

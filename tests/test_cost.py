@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,7 @@ import pytest
 
 from collectives import cost, theory
 
-ALGORITHMS = ["naive", "ring", "recursive_doubling"]
+ALGORITHMS = ["naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree"]
 
 
 def theory_measurements(ranks, elements, itemsize=8) -> pd.DataFrame:
@@ -73,6 +74,43 @@ def test_crossover_of_ring_and_recursive_doubling_at_eight_ranks():
     )
 
 
+def test_best_ranges_tile_the_sizes_with_the_cheapest_algorithm():
+    """Each algorithm's interval, checked against the cheapest line at many sizes."""
+    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+    table = cost.crossover_table(GRID, FABRICS, costs)
+    coefficients = cost.per_rank_count_coefficients(GRID).set_index(["algorithm", "ranks"])
+    for row in table.itertuples():
+        ranges = {
+            a: (getattr(row, f"{a}_from_bytes"), getattr(row, f"{a}_to_bytes"))
+            for a in ALGORITHMS
+            if np.isfinite(getattr(row, f"{a}_from_bytes", np.nan))
+        }
+        edges = sorted(ranges.values())
+        assert edges[0][0] == 0 and np.isinf(edges[-1][1])
+        assert all(a[1] == b[0] for a, b in pairwise(edges))  # contiguous
+        for size in np.geomspace(1, 2**30, 97):
+            times = {
+                a: coefficients.loc[(a, row.ranks)].rounds * row.alpha_s
+                + (coefficients.loc[(a, row.ranks)].bytes_per_byte * size
+                   + coefficients.loc[(a, row.ranks)].bytes_intercept) * row.beta_s_per_byte
+                for a in ALGORITHMS
+            }  # fmt: skip
+            best = min(times.values())
+            inside = [a for a, (low, high) in ranges.items() if low <= size < high]
+            assert len(inside) == 1 and times[inside[0]] == pytest.approx(best)
+
+
+def test_rabenseifner_beats_ring_and_recursive_doubling_in_the_middle():
+    """Its rounds are log2 N-like and its bytes ring-like: at N=64 it wins mid-size messages."""
+    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+    row = cost.crossover_table(GRID, FABRICS, costs).set_index(["fabric", "ranks"])
+    at64 = row.loc[("slow-latency", 64)]
+    assert at64.recursive_doubling_from_bytes == 0
+    assert at64.rabenseifner_from_bytes == at64.recursive_doubling_to_bytes
+    assert np.isinf(at64.rabenseifner_to_bytes)  # ring never wins in the flat model
+    assert np.isnan(at64.naive_from_bytes)
+
+
 def test_cost_shape_recovers_the_textbook_forms():
     shape = cost.cost_shape(GRID).set_index(["algorithm", "quantity"])
 
@@ -84,6 +122,9 @@ def test_cost_shape_recovers_the_textbook_forms():
     assert np.allclose(coefficients("ring", "bandwidth"), [2, 0, -2, 0], atol=1e-9)
     assert np.allclose(coefficients("recursive_doubling", "rounds"), [0, 0, 0, 1], atol=1e-9)
     assert np.allclose(coefficients("naive", "bandwidth"), [-2, 2, 0, 0], atol=1e-9)
+    assert np.allclose(coefficients("rabenseifner", "rounds"), [0, 0, 0, 2], atol=1e-9)
+    assert np.allclose(coefficients("rabenseifner", "bandwidth"), [2, 0, -2, 0], atol=1e-9)
+    assert np.allclose(coefficients("binomial_tree", "bandwidth"), [0, 0, 0, 2], atol=1e-9)
     assert cost.formula(shape.loc[("ring", "bandwidth")]) == "2.000 - 2.000/N"
     assert cost.formula(shape.loc[("recursive_doubling", "rounds")]) == "1.000 log2 N"
     text = cost.cost_model_markdown(cost.cost_shape(GRID))

@@ -53,3 +53,35 @@ def test_ring_uneven_chunks_by_hand():
     counts = theory.ring(3, 5, 1)
     assert counts.bytes_critical == 2 * 2 * 2
     assert counts.hotspot_bytes == 14
+
+
+def test_binomial_tree_by_hand():
+    # N = 5: rank 0 receives from 1, 2 (holding 2+3) and 4, then sends to 4, 2, 1; 2 -> 3.
+    assert theory.binomial_tree(5, 10, 1) == theory.Counts(6, 8, 80, 60, 60)
+    assert theory.binomial_tree(8, 10, 1) == theory.Counts(6, 14, 140, 60, 60)
+
+
+def test_rabenseifner_matches_the_issue_forms_when_chunks_are_even():
+    for n in (2, 4, 8, 16):
+        m = 8 * n
+        assert theory.rabenseifner(n, m, 2) == theory.Counts(
+            rounds=2 * (n.bit_length() - 1),
+            messages=2 * n * (n.bit_length() - 1),
+            bytes_total=2 * (n - 1) * m * 2,
+            bytes_critical=2 * (n - 1) * (m // n) * 2,
+            hotspot_bytes=4 * (n - 1) * (m // n) * 2,
+        )
+    # rem > 0: N = 6, p' = 4, M = 40 -> folding adds a vector each way.
+    p, m = 4, 40
+    assert theory.rabenseifner(6, m, 1) == theory.Counts(
+        2 * 2 + 2, 2 * p * 2 + 2 * 2, (2 * (p - 1) + 4) * m,
+        2 * (p - 1) * m // p + 2 * m, 4 * (p - 1) * m // p + 2 * m,
+    )  # fmt: skip
+
+
+def test_rabenseifner_uneven_chunks_by_hand():
+    # p' = 4, M = 5: chunks 2,1,1,1. The heaviest kept halves are 3 then 2, so the critical
+    # path is 3 + 2 on the way down and 2 + 3 on the way up; rank 0 moves 5 + 3 each way.
+    counts = theory.rabenseifner(4, 5, 1)
+    assert counts.bytes_critical == 10 and counts.hotspot_bytes == 16
+    assert counts.bytes_total == 2 * 3 * 5

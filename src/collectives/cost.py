@@ -7,6 +7,7 @@ rounds plus the bandwidth-bound critical path in bytes, both as measured (never 
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -97,43 +98,81 @@ def crossover_table(
     latency_optimal: str = "recursive_doubling",
     bandwidth_optimal: str = "ring",
 ) -> pd.DataFrame:
-    """Per fabric and N, where `bandwidth_optimal` starts beating `latency_optimal`.
+    """Per fabric, dtype and N: where ring starts beating recursive doubling, and the
+    message-size range in which each algorithm is the cheapest of all.
 
     analytic_bytes solves T_ring = T_rd from the measured per-N coefficients; grid_bytes is
-    the smallest grid size from which ring wins at every larger grid size too.
+    the smallest grid size from which ring wins at every larger grid size too. Each
+    `<algorithm>_from_bytes` / `<algorithm>_to_bytes` pair bounds the sizes where that
+    algorithm is cheapest (the lower envelope of the affine cost lines; empty if never).
     """
     coefficients = per_rank_count_coefficients(measurements).set_index(
         ["dtype", "algorithm", "ranks"]
     )
+    algorithms = list(dict.fromkeys(costs.algorithm))
     rows = []
     for fabric in fabrics.itertuples():
+        alpha, beta = fabric.alpha_s, fabric.beta_s_per_byte
         for (dtype, ranks), group in costs[costs.fabric == fabric.fabric].groupby(
             ["dtype", "ranks"]
         ):
-            try:
-                lat = coefficients.loc[(dtype, latency_optimal, ranks)]
-                bw = coefficients.loc[(dtype, bandwidth_optimal, ranks)]
-            except KeyError:
-                continue
-            analytic = crossover_bytes(lat, bw, fabric.alpha_s, fabric.beta_s_per_byte)
-            times = group.pivot_table(index="message_bytes", columns="algorithm", values="time_s")
-            ring_wins = times[bandwidth_optimal] < times[latency_optimal]
-            suffix = ring_wins[::-1].cummin()[::-1]  # True where ring wins from here on
-            grid = float(suffix.index[suffix.values][0]) if suffix.any() else math.nan
-            rows.append(
-                {
-                    "fabric": fabric.fabric,
-                    "dtype": dtype,
-                    "ranks": ranks,
-                    "latency_optimal": latency_optimal,
-                    "bandwidth_optimal": bandwidth_optimal,
-                    "analytic_bytes": analytic,
-                    "grid_bytes": grid,
-                    "alpha_s": fabric.alpha_s,
-                    "beta_s_per_byte": fabric.beta_s_per_byte,
-                }
-            )
+            row = {
+                "fabric": fabric.fabric,
+                "dtype": dtype,
+                "ranks": ranks,
+                "alpha_s": alpha,
+                "beta_s_per_byte": beta,
+                "analytic_bytes": math.nan,
+                "grid_bytes": math.nan,
+            }
+            row |= {f"{a}_{end}_bytes": math.nan for a in algorithms for end in ("from", "to")}
+            here = coefficients.xs((dtype, ranks), level=("dtype", "ranks"))
+            if {latency_optimal, bandwidth_optimal} <= set(here.index):
+                times = group.pivot_table(
+                    index="message_bytes", columns="algorithm", values="time_s"
+                )
+                ring_wins = times[bandwidth_optimal] < times[latency_optimal]
+                suffix = ring_wins[::-1].cummin()[::-1]  # True where ring wins from here on
+                row["analytic_bytes"] = crossover_bytes(
+                    here.loc[latency_optimal], here.loc[bandwidth_optimal], alpha, beta
+                )
+                row["grid_bytes"] = (
+                    float(suffix.index[suffix.values][0]) if suffix.any() else math.nan
+                )
+            for algorithm, (low, high) in best_ranges(here.loc[algorithms], alpha, beta).items():
+                row[f"{algorithm}_from_bytes"], row[f"{algorithm}_to_bytes"] = low, high
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def best_ranges(
+    coefficients: pd.DataFrame, alpha: float, beta: float
+) -> dict[str, tuple[float, float]]:
+    """Where each algorithm (row) is cheapest: {name: (from_bytes, to_bytes)}.
+
+    Each cost T_a(B) = r_a alpha + (k_a B + c_a) beta is a line in the message size B, so
+    every algorithm wins at most one interval of the lower envelope; the ends are the
+    lines' crossings (to_bytes is inf for the largest sizes). Ties go to the first row.
+    """
+    intercept = coefficients.rounds * alpha + coefficients.bytes_intercept * beta
+    slope = coefficients.bytes_per_byte * beta
+    names = list(coefficients.index)
+    breaks = {0.0, math.inf}
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if abs(slope[a] - slope[b]) > 1e-300:
+                at = (intercept[b] - intercept[a]) / (slope[a] - slope[b])
+                if at > 0:
+                    breaks.add(float(at))
+    edges = sorted(breaks)
+    ranges: dict[str, tuple[float, float]] = {}
+    for low, high in pairwise(edges):
+        probe = low * 2 + 1 if math.isinf(high) else (low + high) / 2
+        times = intercept + slope * probe
+        winner = min(names, key=lambda name: (times[name], names.index(name)))
+        first = ranges.get(winner, (low, high))[0]
+        ranges[winner] = (first, high)
+    return ranges
 
 
 def cost_shape(measurements: pd.DataFrame) -> pd.DataFrame:

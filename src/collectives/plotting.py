@@ -30,8 +30,12 @@ LABELS = {
     "ring": "ring",
     "recursive_doubling": "recursive doubling",
 }
-PALETTE = dict(zip(ALGORITHMS, sns.color_palette("colorblind", len(ALGORITHMS)), strict=True))
+# seaborn's colourblind-safe palette, reordered so that no two algorithms that border each
+# other on the phase map look alike (ring orange, Rabenseifner lilac).
+_COLOURS = sns.color_palette("colorblind", 10)
+PALETTE = dict(zip(ALGORITHMS, (_COLOURS[i] for i in (0, 1, 2, 4, 5, 7, 8, 9, 3, 6)), strict=False))
 MARKERS = dict(zip(ALGORITHMS, "osD^vPX", strict=False))
+DASHES = dict(zip(ALGORITHMS, ["-", "--", "-.", ":", (0, (5, 1, 1, 1))], strict=False))
 
 sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
 
@@ -117,9 +121,9 @@ def crossover_figure(
             at = point.analytic_bytes.iloc[0]
             axis.axvline(at, color="0.3", linestyle="--", linewidth=1)
             axis.annotate(
-                f"ring wins\nabove {format_bytes(at)}", xy=(at, 0.97), xytext=(4, 0),
-                xycoords=("data", "axes fraction"), textcoords="offset points", va="top",
-                fontsize=8, color="0.2",
+                f"ring beats rec.\ndoubling above\n{format_bytes(at)}", xy=(at, 0.97),
+                xytext=(4, 0), xycoords=("data", "axes fraction"), textcoords="offset points",
+                va="top", fontsize=8, color="0.2",
             )  # fmt: skip
         axis.set_title(fabric)
         bytes_axis(axis)
@@ -138,7 +142,8 @@ def crossover_figure(
 def phase_figure(
     costs: pd.DataFrame, crossover: pd.DataFrame, dtype: str, algorithms: Sequence[str]
 ):
-    """The (message size, N) plane coloured by the cheapest algorithm, one panel per fabric."""
+    """The (message size, N) plane coloured by the cheapest algorithm, one panel per fabric;
+    black lines mark the analytic size at which each algorithm starts to win, per N."""
     costs = costs[(costs.dtype == dtype) & costs.is_winner]
     fabrics = list(dict.fromkeys(costs.fabric))
     present = [a for a in algorithms if a in set(costs.algorithm)]
@@ -153,12 +158,11 @@ def phase_figure(
         cells = grid.apply(lambda column: column.map(index)).to_numpy(float)
         axis.pcolormesh(_edges(sizes), _edges(ranks), cells, cmap=colours, vmin=-0.5,
                         vmax=len(present) - 0.5, shading="flat")  # fmt: skip
-        line = crossover[(crossover.fabric == fabric) & (crossover.dtype == dtype)].sort_values(
-            "ranks"
-        )
-        line = line[np.isfinite(line.analytic_bytes) & (line.analytic_bytes > 0)]
-        axis.plot(line.analytic_bytes, line.ranks, color="black", marker="o", markersize=3,
-                  linewidth=1.5, label="ring = rec. doubling (analytic)")  # fmt: skip
+        bounds = crossover[(crossover.fabric == fabric) & (crossover.dtype == dtype)]
+        for algorithm in present:  # the analytic size at which each algorithm starts to win
+            starts = bounds[bounds[f"{algorithm}_from_bytes"] > 0].sort_values("ranks")
+            axis.plot(starts[f"{algorithm}_from_bytes"], starts.ranks, color="black", marker="o",
+                      markersize=3, linewidth=1.2)  # fmt: skip
         axis.set_xlim(_edges(sizes)[0], _edges(sizes)[-1])
         axis.set_title(fabric)
         bytes_axis(axis)
@@ -169,7 +173,7 @@ def phase_figure(
     for axis in axes[:: min(4, len(axes))]:
         axis.set_ylabel("ranks N")
     handles = [Patch(color=PALETTE[a], label=label(a)) for a in present]
-    handles.append(plt.Line2D([], [], color="black", marker="o", label="ring = rec. doubling"))
+    handles.append(plt.Line2D([], [], color="black", marker="o", label="analytic boundary"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)
     fig.suptitle(f"Cheapest all-reduce by message size and ranks ({dtype})", y=1.0)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
@@ -202,13 +206,14 @@ def counts_figure(measurements: pd.DataFrame, elements: int, dtype: str, algorit
             if rows.empty:
                 continue
             norm = 1.0 if scale is None else rows.message_bytes.to_numpy(float)
-            axis.plot(rows.ranks, rows[f"theory_{column}"] / norm, color=PALETTE[algorithm],
-                      linewidth=1.2, label=f"{label(algorithm)} (theory)")  # fmt: skip
+            colour = PALETTE[algorithm]
+            axis.plot(rows.ranks, rows[f"theory_{column}"] / norm, color=colour,
+                      linestyle=DASHES.get(algorithm, "-"), linewidth=1.3)  # fmt: skip
             axis.plot(rows.ranks, rows[column] / norm, linestyle="none", marker=MARKERS[algorithm],
-                      color=PALETTE[algorithm], label=f"{label(algorithm)} (measured)")  # fmt: skip
+                      markerfacecolor="none", markeredgecolor=colour, markersize=7)  # fmt: skip
             if scale == "per-rank":  # the average rank, for contrast with the busiest one
                 mean = 2 * rows.bytes_total / rows.ranks / norm
-                axis.plot(rows.ranks, mean, color=PALETTE[algorithm], linestyle=":", linewidth=1)
+                axis.plot(rows.ranks, mean, color=colour, linestyle=":", linewidth=0.8)
         axis.set_title(title)
         axis.set_xscale("log", base=2)
         axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
@@ -218,10 +223,16 @@ def counts_figure(measurements: pd.DataFrame, elements: int, dtype: str, algorit
         axis.set_xlabel("ranks N")
     axes[0, 1].text(0.02, 0.97, "dotted: the average rank", transform=axes[0, 1].transAxes,
                     va="top", fontsize=8, color="0.3")  # fmt: skip
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False, fontsize=8)
+    handles = [
+        plt.Line2D([], [], color=PALETTE[a], linestyle=DASHES.get(a, "-"), marker=MARKERS[a],
+                   markerfacecolor="none", label=label(a))
+        for a in algorithms
+    ]  # fmt: skip
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=9,
+               title="lines: closed form · open markers: measured (coinciding counts overlap)",
+               title_fontsize=9)  # fmt: skip
     fig.suptitle(f"Measured vs theoretical counts, M = {elements} elements ({dtype})")
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
 
 

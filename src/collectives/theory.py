@@ -2,6 +2,8 @@
 
 N ranks, M elements of s bytes; lg = log2; p' = 2^floor(lg N), rem = N - p'. `rounds` and
 `bytes_critical` follow the single-port clock rules of collectives.transport.accounting.
+The textbook alpha-beta forms (Thakur, Rabenseifner and Gropp 2005) agree: e.g. recursive
+doubling lg p alpha + n lg p beta, Rabenseifner 2 lg p alpha + 2 (p-1)/p n beta.
 """
 
 from __future__ import annotations
@@ -82,16 +84,61 @@ def recursive_doubling(n: int, m: int, s: int) -> Counts:
     )
 
 
+def binomial_tree(n: int, m: int, s: int) -> Counts:
+    """ceil(lg N) whole-vector steps up the tree and as many down; rank 0 in every one."""
+    steps = (n - 1).bit_length()  # ceil(log2 N)
+    return Counts(
+        rounds=2 * steps,
+        messages=2 * (n - 1),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=2 * steps * m * s,
+        hotspot_bytes=2 * steps * m * s,
+    )
+
+
+def rabenseifner(n: int, m: int, s: int) -> Counts:
+    """Recursive halving then doubling over p' chunks, folded like recursive doubling.
+
+    The p' chunks differ by at most one element, the first M mod p' being larger, so the
+    first of the 2^k ranges of p'/2^k chunks is the heaviest: W_k = (p'/2^k) floor(M/p') +
+    min(M mod p', p'/2^k). The critical path receives the heaviest kept half at every halving
+    step (W_1 .. W_lg p') and sends the heaviest range back at every doubling step; the
+    busiest rank (new rank 0) moves its whole current range W_0 .. W_{lg p' - 1} at every step
+    of both phases. Folding adds a whole vector in and out.
+    """
+    lg = _lg(n)
+    p = 1 << lg
+    rem = n - p
+    base, extra = divmod(m, p)
+
+    def heaviest(level: int) -> int:
+        width = p >> level
+        return width * base + min(extra, width)
+
+    fold = 2 * m if rem else 0
+    return Counts(
+        rounds=2 * lg + (2 if rem else 0),
+        messages=2 * p * lg + 2 * rem,
+        bytes_total=(2 * (p - 1) + 2 * rem) * m * s,
+        bytes_critical=(2 * sum(heaviest(k) for k in range(1, lg + 1)) + fold) * s,
+        hotspot_bytes=(2 * sum(heaviest(k) for k in range(lg)) + fold) * s,
+    )
+
+
 THEORY: dict[str, Callable[[int, int, int], Counts]] = {
     "naive": naive,
     "ring": ring,
     "recursive_doubling": recursive_doubling,
+    "rabenseifner": rabenseifner,
+    "binomial_tree": binomial_tree,
 }
 
 TEXTBOOK: dict[str, Textbook] = {
     "naive": Textbook(rounds="2(N-1)", bandwidth="2(N-1)"),
     "ring": Textbook(rounds="2(N-1)", bandwidth="2(N-1)/N"),
     "recursive_doubling": Textbook(rounds="log2 N", bandwidth="log2 N"),
+    "rabenseifner": Textbook(rounds="2 log2 N", bandwidth="2(N-1)/N"),
+    "binomial_tree": Textbook(rounds="2 log2 N", bandwidth="2 log2 N"),
 }
 
 

@@ -16,8 +16,8 @@ PRIME = 97
 
 
 def sizes_for(n: int) -> list[int]:
-    """M in {1, N-1, N+1, a prime, 1024} (deduplicated, all >= 1)."""
-    return sorted({1, max(1, n - 1), n + 1, PRIME, 1024})
+    """M in {1, N-1, N+1, a prime, 1024, 1024 N} (deduplicated, all >= 1)."""
+    return sorted({1, max(1, n - 1), n + 1, PRIME, 1024, 1024 * n})
 
 
 GRID = [(a, n, m) for a in ALGORITHMS for n in range(1, 18) for m in sizes_for(n)]
@@ -63,7 +63,7 @@ def test_property_real_valued_inputs_within_tolerance(algorithm, n, m, dtype):
 
 def test_registry_lookup_and_descriptions():
     assert get("ring") is ALGORITHMS["ring"]
-    with pytest.raises(KeyError, match="valid: naive, ring"):
+    with pytest.raises(KeyError, match="valid: naive, ring, recursive_doubling, rabenseifner"):
         get("butterfly")
     assert all(describe(name) for name in ALGORITHMS)
 

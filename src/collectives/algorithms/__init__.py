@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..comm import Communicator
-from . import naive, recursive_doubling, ring
+from . import binomial_tree, naive, rabenseifner, recursive_doubling, ring
 
 Allreduce = Callable[[Communicator, np.ndarray], np.ndarray]
 
@@ -20,6 +20,8 @@ ALGORITHMS: dict[str, Allreduce] = {
     "naive": naive.allreduce,
     "ring": ring.allreduce,
     "recursive_doubling": recursive_doubling.allreduce,
+    "rabenseifner": rabenseifner.allreduce,
+    "binomial_tree": binomial_tree.allreduce,
 }
 
 

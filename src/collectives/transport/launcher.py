@@ -10,8 +10,6 @@ launch: children are reaped on every path, and all shared memory is anonymous.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import gc
 import multiprocessing as mp
 import multiprocessing.connection
@@ -28,15 +26,13 @@ from typing import Any
 import numpy as np
 
 from ..comm import Communicator
+from . import libc
 from .accounting import LEDGER_FIELDS, RunCounts
 from .endpoint import DONE, RUNNING, QueueComm
 from .faults import Fault
 from .links import Links, prefault, shared_array
 
 ERROR_BYTES = 1024  # room for each rank's one-line failure description
-_PR_SET_PDEATHSIG = 1
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc mallopt parameters
-_MMAP_THRESHOLD_MAX = 32 << 20  # the largest mmap threshold glibc accepts on 64-bit
 _FORK = mp.get_context("fork")
 
 
@@ -79,7 +75,7 @@ def launch(
     written only after the program returns, each slot then needs no fresh memory.
     """
     _ensure_descriptors(size)
-    _release_free_heap()
+    libc.release_free_heap()  # ranks then allocate fresh pages, not copies of freed ones
     started = time.perf_counter()
     links = Links(size, largest_message)
     shared = _SharedState(size, results)
@@ -174,11 +170,7 @@ class _SharedState:
 
 def _become_rank(parent: int) -> None:
     """Make a freshly forked rank die with its supervisor and leave signals to it."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the supervisor still reaps every rank
-        pass
+    libc.die_with_parent()
     if os.getppid() != parent:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -186,31 +178,14 @@ def _become_rank(parent: int) -> None:
     gc.disable()  # a rank is short-lived and makes no cycles worth a collection
 
 
-def _release_free_heap() -> None:
-    """Hand the parent's free heap back to the kernel before forking.
-
-    Ranks inherit the parent's heap copy-on-write: allocating into memory the parent freed
-    (earlier runs in the same process) would cost a page copy per 4 KiB instead of a fresh
-    page. No-op without glibc.
-    """
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).malloc_trim(0)
-
-
 def _warm_heap(nbytes: int) -> None:
     """Fault in `nbytes` of heap and keep it, so the timed run allocates warm memory.
 
     A fresh process pays a page fault per 4 KiB the first time it touches memory (here
     ~0.4 ms per MiB, as much as the copies themselves); a long-running program pays it
-    once. glibc returns large blocks to the kernel on free unless told otherwise, so
-    raise its mmap and trim thresholds first (elsewhere this is a harmless no-op).
+    once. glibc returns large blocks to the kernel on free unless told otherwise.
     """
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)
-        libc.mallopt(_M_TRIM_THRESHOLD, 1 << 30)
-    except (OSError, AttributeError):
-        return
+    libc.keep_freed_heap()
     np.ones(nbytes // 8 + 1)
 
 

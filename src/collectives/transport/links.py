@@ -14,7 +14,6 @@ process that maps them, so nothing can be left behind in /dev/shm.
 
 from __future__ import annotations
 
-import ctypes
 import mmap
 import os
 import select
@@ -23,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from . import libc
 
 HEADER = struct.Struct("<BcBxIQQQ")  # kind, dtype char, slot, pad, source, nbytes, stamps
 INLINE = 1  # the payload follows the header in the pipe
@@ -41,20 +42,14 @@ def shared_array(shape: int | tuple[int, ...], dtype: np.dtype | str) -> np.ndar
     return np.frombuffer(buffer, dtype=dtype, count=count).reshape(shape)
 
 
-_MADV_POPULATE_WRITE = 23  # Linux >= 5.14: fault pages in, in one call
 _PAGE = mmap.PAGESIZE
 
 
 def prefault(array: np.ndarray) -> None:
     """Fault in the pages of a shared array now (first touch costs ~0.5-1 ms per MiB)."""
     start = array.ctypes.data & ~(_PAGE - 1)
-    length = array.ctypes.data + array.nbytes - start
-    try:
-        if ctypes.CDLL(None).madvise(ctypes.c_void_p(start), length, _MADV_POPULATE_WRITE) == 0:
-            return
-    except (OSError, AttributeError):
-        pass
-    array.view(np.uint8)[::_PAGE] = array.view(np.uint8)[::_PAGE]  # touch every page
+    if not libc.populate(start, array.ctypes.data + array.nbytes - start):
+        array.view(np.uint8)[::_PAGE] = array.view(np.uint8)[::_PAGE]  # touch every page
 
 
 @dataclass(slots=True)
