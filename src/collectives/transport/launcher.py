@@ -16,7 +16,6 @@ import multiprocessing.connection
 import os
 import resource
 import signal
-import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -105,7 +104,8 @@ def launch(
             shared.status[rank] = DONE
         except BaseException as exc:  # report anything, including SystemExit, then fail
             shared.record_error(rank, exc)
-            sys.exit(1)
+            os._exit(1)
+        os._exit(0)  # everything is in shared memory: skip interpreter and mp teardown
 
     gc.freeze()  # ranks then do not copy-on-write the parent's objects to collect them
     try:
