@@ -36,7 +36,8 @@ def test_reproduces_the_seed_table(algorithm, rounds, bytes_total, tmp_path):
     assert (record["rounds"], record["bytes_total"]) == (rounds, bytes_total)
     assert record["theory"]["bytes_total"] == bytes_total
     assert record["verified"] and record["matches_theory"]
-    assert [p.name for p in tmp_path.iterdir()] == ["record.json"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json", "record.trace.npz"]
+    assert record["trace"] == "record.trace.npz"  # no temporary left, the trace beside it
 
 
 def test_without_output_the_record_goes_to_stdout():

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import algorithms
-from .measure import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES, MeasurementError, UsageError, measure
+from .measure import (
+    DATA_KINDS,
+    DEFAULT_TIMEOUT,
+    DTYPES,
+    MeasurementError,
+    UsageError,
+    measure_with_trace,
+)
 from .records import write_json, write_text
 from .transport import FAULT_KINDS, RankFailure
 
@@ -41,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--ranks", type=int, required=True, help="number of ranks N (1..1024)")
     run.add_argument("--elements", type=int, required=True, help="vector length M (>= 1)")
+    run.add_argument(
+        "--ranks-per-node",
+        type=int,
+        help="ranks per node G, for the hierarchical algorithm (G must divide N)",
+    )
     run.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     run.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     run.add_argument("--data", default="int", help=f"input values: {' or '.join(DATA_KINDS)}")
@@ -51,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds, or a duration such as 90s, 10m, 1h (default 300)",
     )
     run.add_argument("--output", help="write the record here (atomically) instead of stdout")
+    run.add_argument(
+        "--trace",
+        help="write the message trace (.npz) here; default: next to --output, as NAME.trace.npz",
+    )
     run.add_argument("--inject-fault", metavar="KIND:RANK", help="make one rank fail (testing aid)")
 
     commands.add_parser("algorithms", help="list the registered algorithms")
@@ -78,7 +96,7 @@ def _duration(text: str) -> float:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    record = measure(
+    record, trace = measure_with_trace(
         args.algorithm,
         args.ranks,
         args.elements,
@@ -87,12 +105,27 @@ def _measure(args: argparse.Namespace) -> int:
         data=args.data,
         timeout=args.timeout,
         fault=args.inject_fault,
+        ranks_per_node=args.ranks_per_node,
     )
-    if args.output:
-        write_json(args.output, record)
-    else:
-        print(json.dumps(record, indent=2))
+    trace_path = args.trace or (_trace_next_to(args.output) if args.output else None)
+    if trace_path:
+        trace.save(trace_path)
+        record["trace"] = os.path.relpath(trace_path, os.path.dirname(args.output or trace_path))
+    try:
+        if args.output:
+            write_json(args.output, record)
+        else:
+            print(json.dumps(record, indent=2))
+    except BaseException:
+        if trace_path:  # the record is what makes a run exist: no orphan trace
+            Path(trace_path).unlink(missing_ok=True)
+        raise
     return 0
+
+
+def _trace_next_to(output: str) -> str:
+    """results/x/N8_M1024.json -> results/x/N8_M1024.trace.npz"""
+    return str(Path(output).with_suffix("")) + ".trace.npz"
 
 
 def _algorithms(_: argparse.Namespace) -> int:

@@ -5,11 +5,15 @@ The record (a JSON object) is the project's data contract; the README lists its 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.random import default_rng  # imported once here, not in every forked rank
 
 from . import algorithms, theory
 from .records import versions
+from .replay import by_link_class
+from .trace import Trace
 from .transport import Fault, RankFailure, launch, shared_array
 
 DTYPES = ("float64", "float32", "float16", "int64", "int32")
@@ -50,7 +54,14 @@ def make_input(out: np.ndarray, rank: int, seed: int, data: str, ranks: int) -> 
     np.copyto(out, rng.integers(-bound, bound + 1, size=out.size, dtype=np.int16), casting="unsafe")
 
 
-def validate(algorithm: str, ranks: int, elements: int, dtype: str, data: str) -> np.dtype:
+def validate(
+    algorithm: str,
+    ranks: int,
+    elements: int,
+    dtype: str,
+    data: str,
+    ranks_per_node: int | None = None,
+) -> np.dtype:
     """Check a request; UsageError says exactly what is wrong. Returns the numpy dtype."""
     if algorithm not in algorithms.ALGORITHMS:
         valid = ", ".join(algorithms.ALGORITHMS)
@@ -66,10 +77,23 @@ def validate(algorithm: str, ranks: int, elements: int, dtype: str, data: str) -
     np_dtype = np.dtype(dtype)
     if data == "normal" and np_dtype.kind != "f":
         raise UsageError(f"--data normal needs a floating-point dtype, got {dtype}")
+    if "ranks_per_node" in algorithms.PARAMETERS.get(algorithm, ()):
+        if ranks_per_node is None or ranks_per_node < 1 or ranks % ranks_per_node:
+            raise UsageError(
+                f"{algorithm} needs --ranks-per-node G with G >= 1 dividing the ranks "
+                f"({ranks}), got {ranks_per_node}"
+            )
+    elif ranks_per_node is not None:
+        raise UsageError(f"--ranks-per-node does not apply to {algorithm}")
     return np_dtype
 
 
-def measure(
+def measure(*args, **kwargs) -> dict:
+    """Run one all-reduce and return its verified record (see measure_with_trace)."""
+    return measure_with_trace(*args, **kwargs)[0]
+
+
+def measure_with_trace(
     algorithm: str,
     ranks: int,
     elements: int,
@@ -78,20 +102,22 @@ def measure(
     data: str = "int",
     timeout: float = DEFAULT_TIMEOUT,
     fault: str | None = None,
-) -> dict:
-    """Run one all-reduce on `ranks` processes and return its verified record.
+    ranks_per_node: int | None = None,
+) -> tuple[dict, Trace]:
+    """Run one all-reduce on `ranks` processes; return its verified record and its trace.
 
     Raises UsageError for an invalid request and MeasurementError when a rank fails, a
     result differs from numpy's sum, or a measured count differs from theory.
     """
-    np_dtype = validate(algorithm, ranks, elements, dtype, data)
+    np_dtype = validate(algorithm, ranks, elements, dtype, data, ranks_per_node)
     if timeout <= 0:
         raise UsageError(f"timeout must be positive, got {timeout}")
     try:
         injected = Fault.parse(fault, ranks) if fault else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    allreduce = algorithms.get(algorithm)
+    parameters = {"ranks_per_node": ranks_per_node} if ranks_per_node is not None else {}
+    allreduce = functools.partial(algorithms.get(algorithm), **parameters)
     # Inputs and results share one array (MPI_IN_PLACE): a rank's result overwrites its
     # input once its algorithm returns, after the parent has summed the inputs.
     vectors = shared_array((ranks, elements), np_dtype)
@@ -121,7 +147,7 @@ def measure(
         raise MeasurementError(f"{algorithm} N={ranks} M={elements}: {exc}") from None
 
     check = _verify(run.results, **reference)
-    predicted = theory.predict(algorithm, ranks, elements, np_dtype.itemsize)
+    predicted = theory.predict(algorithm, ranks, elements, np_dtype.itemsize, **parameters)
     counts = run.counts
     measured = {field: getattr(counts, field) for field in theory.COUNT_FIELDS}
     mismatches = {
@@ -129,9 +155,24 @@ def measure(
         for field, value in predicted.as_dict().items()
         if measured[field] != value
     }
+    classes = None
+    if ranks_per_node is not None:  # counts on intra- and inter-node links
+        classes = {
+            "measured": by_link_class(run.trace, ranks_per_node),
+            "theory": theory.hierarchical_by_class(
+                ranks, elements, np_dtype.itemsize, ranks_per_node
+            ),
+        }
+        mismatches |= {
+            f"{link}.{field}": (value, classes["theory"][link][field])
+            for link, fields in classes["measured"].items()
+            for field, value in fields.items()
+            if value != classes["theory"][link][field]
+        }
     record = {
         "record_version": RECORD_VERSION,
         "algorithm": algorithm,
+        "ranks_per_node": ranks_per_node,
         "ranks": ranks,
         "elements": elements,
         "dtype": dtype,
@@ -143,7 +184,9 @@ def measure(
         "bytes_sent": counts.bytes_sent,
         "bytes_recv": counts.bytes_recv,
         "elements_reduced": counts.elements_reduced,
+        "trace": None,  # the file name, once the trace is written next to the record
         "theory": predicted.as_dict(),
+        "link_classes": classes,
         "matches_theory": not mismatches,
         **check,
         "wall_seconds": run.wall_seconds,
@@ -156,7 +199,7 @@ def measure(
     if mismatches:
         detail = ", ".join(f"{f} {m} (theory {t})" for f, (m, t) in mismatches.items())
         raise MeasurementError(f"{where}: measured counts differ from theory: {detail}")
-    return record
+    return record, run.trace
 
 
 def _reference(inputs: np.ndarray, data: str) -> dict[str, np.ndarray]:

@@ -48,7 +48,21 @@ def naive(n: int, m: int, s: int) -> Counts:
 
 
 def ring(n: int, m: int, s: int) -> Counts:
-    """2(N-1) steps of one chunk; chunks differ by at most one element.
+    """2(N-1) steps of one chunk; chunks differ by at most one element."""
+    if n == 1:
+        return Counts(0, 0, 0, 0, 0)
+    biggest = -(-m // n)
+    return Counts(
+        rounds=2 * (n - 1),
+        messages=2 * n * (n - 1),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=2 * (n - 1) * biggest * s,
+        hotspot_bytes=_ring_busiest(n, m) * s,
+    )
+
+
+def _ring_busiest(n: int, m: int) -> int:
+    """Elements through the busiest rank of a ring all-reduce of M elements on N ranks.
 
     Rank r sends every chunk but r+1 and r+2 and receives every chunk but r and r+1, so it
     moves 4M - (c_r + 2c_{r+1} + c_{r+2}) elements. With q = M mod N chunks of size
@@ -56,17 +70,9 @@ def ring(n: int, m: int, s: int) -> Counts:
     when q > 0 (the small chunks are q..N-1), and 4M/N when q = 0.
     """
     if n == 1:
-        return Counts(0, 0, 0, 0, 0)
+        return 0
     base, extra = divmod(m, n)
-    biggest = base + (1 if extra else 0)
-    lightest_window = 4 * base + (max(0, 3 - (n - extra)) if extra else 0)
-    return Counts(
-        rounds=2 * (n - 1),
-        messages=2 * n * (n - 1),
-        bytes_total=2 * (n - 1) * m * s,
-        bytes_critical=2 * (n - 1) * biggest * s,
-        hotspot_bytes=(4 * m - lightest_window) * s,
-    )
+    return 4 * m - 4 * base - (max(0, 3 - (n - extra)) if extra else 0)
 
 
 def recursive_doubling(n: int, m: int, s: int) -> Counts:
@@ -125,12 +131,64 @@ def rabenseifner(n: int, m: int, s: int) -> Counts:
     )
 
 
-THEORY: dict[str, Callable[[int, int, int], Counts]] = {
+def hierarchical_by_class(n: int, m: int, s: int, g: int) -> dict[str, dict[str, int]]:
+    """Per link class: rounds, messages, bytes_total, bytes_critical (see hierarchical)."""
+    return _hierarchical(n, m, s, g)[1]
+
+
+def hierarchical(n: int, m: int, s: int, g: int) -> Counts:
+    """Ring reduce-scatter in each node of G, the shards across N/G nodes, ring all-gather.
+
+    The G chunks are c_j = floor(M/G) + [j < M mod G]; the node phases are rings of G ranks
+    and local rank l all-reduces chunk l+1 with one rank per node: by ring, or by recursive
+    doubling when ceil(M/G) s < RECURSIVE_DOUBLING_BELOW. The phases follow each other on
+    every rank, so rounds and critical bytes add up phase by phase along the chain of the
+    largest chunk; the busiest rank is the worst l of its node traffic plus its shard's.
+    """
+    return _hierarchical(n, m, s, g)[0]
+
+
+def _hierarchical(n: int, m: int, s: int, g: int) -> tuple[Counts, dict[str, dict[str, int]]]:
+    from .algorithms.hierarchical import RECURSIVE_DOUBLING_BELOW  # a parameter, not logic
+
+    nodes = n // g
+    base, extra = divmod(m, g)
+    chunks = [base + (1 if j < extra else 0) for j in range(g)]
+    largest = chunks[0]
+    across = recursive_doubling if largest * s < RECURSIVE_DOUBLING_BELOW else ring
+    shards = [across(nodes, c, 1) for c in chunks]  # each shard's all-reduce, in elements
+    in_node = [
+        4 * m - (chunks[j] + 2 * chunks[(j + 1) % g] + chunks[(j + 2) % g]) if g > 1 else 0
+        for j in range(g)
+    ]
+    by_class = {
+        "intra": {
+            "rounds": 2 * (g - 1),
+            "messages": 2 * nodes * g * (g - 1),
+            "bytes_total": 2 * nodes * (g - 1) * m * s,
+            "bytes_critical": 2 * (g - 1) * largest * s,
+        },
+        "inter": {
+            "rounds": shards[0].rounds,
+            "messages": sum(shard.messages for shard in shards),
+            "bytes_total": sum(shard.bytes_total for shard in shards) * s,
+            "bytes_critical": shards[0].bytes_critical * s,
+        },
+    }
+    total = Counts(
+        *(by_class["intra"][f] + by_class["inter"][f] for f in COUNT_FIELDS[:4]),
+        hotspot_bytes=max(in_node[j] + shards[(j + 1) % g].hotspot_bytes for j in range(g)) * s,
+    )
+    return total, by_class
+
+
+THEORY: dict[str, Callable[..., Counts]] = {
     "naive": naive,
     "ring": ring,
     "recursive_doubling": recursive_doubling,
     "rabenseifner": rabenseifner,
     "binomial_tree": binomial_tree,
+    "hierarchical": hierarchical,
 }
 
 TEXTBOOK: dict[str, Textbook] = {
@@ -139,9 +197,10 @@ TEXTBOOK: dict[str, Textbook] = {
     "recursive_doubling": Textbook(rounds="log2 N", bandwidth="log2 N"),
     "rabenseifner": Textbook(rounds="2 log2 N", bandwidth="2(N-1)/N"),
     "binomial_tree": Textbook(rounds="2 log2 N", bandwidth="2 log2 N"),
+    "hierarchical": Textbook(rounds="2(G-1) + inter", bandwidth="2(G-1)/G + inter/G"),
 }
 
 
-def predict(algorithm: str, ranks: int, elements: int, itemsize: int) -> Counts:
+def predict(algorithm: str, ranks: int, elements: int, itemsize: int, **parameters) -> Counts:
     """The closed-form counts of `algorithm` on `ranks` ranks and `elements` elements."""
-    return THEORY[algorithm](ranks, elements, itemsize)
+    return THEORY[algorithm](ranks, elements, itemsize, *parameters.values())

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from collectives import theory
-from collectives.algorithms import ALGORITHMS, describe, get
+from collectives.algorithms import ALGORITHMS, PARAMETERS, describe, get
 from collectives.algorithms.partition import split_evenly
 from collectives.measure import DTYPES, measure
 
@@ -20,7 +20,8 @@ def sizes_for(n: int) -> list[int]:
     return sorted({1, max(1, n - 1), n + 1, PRIME, 1024, 1024 * n})
 
 
-GRID = [(a, n, m) for a in ALGORITHMS for n in range(1, 18) for m in sizes_for(n)]
+PLAIN = [a for a in ALGORITHMS if a not in PARAMETERS]
+GRID = [(a, n, m) for a in PLAIN for n in range(1, 18) for m in sizes_for(n)]
 
 
 @pytest.mark.parametrize(("algorithm", "n", "m"), GRID)
@@ -35,9 +36,35 @@ def test_verifies_and_matches_theory(algorithm, n, m):
     assert sum(record["bytes_sent"]) == sum(record["bytes_recv"]) == record["bytes_total"]
 
 
+@pytest.mark.parametrize(
+    ("n", "g"), [(1, 1), (2, 1), (2, 2), (4, 2), (6, 3), (8, 4), (9, 3), (12, 4), (16, 8), (10, 5)]
+)
+@pytest.mark.parametrize("m", [1, 3, 97, 1024, 70000])
+def test_hierarchical_verifies_and_matches_theory_per_link_class(n, g, m):
+    record = measure("hierarchical", n, m, ranks_per_node=g)
+    assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
+    classes = record["link_classes"]
+    assert classes["measured"] == classes["theory"]
+    assert classes["measured"]["inter"]["messages"] == (
+        0 if n == g else classes["theory"]["inter"]["messages"]
+    )
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_per_node=st.tuples(st.integers(1, 6), st.integers(1, 6)),
+    m=st.integers(1, 20000),
+    dtype=st.sampled_from(DTYPES),
+)
+def test_property_hierarchical_any_layout(n_per_node, m, dtype):
+    nodes, g = n_per_node
+    record = measure("hierarchical", nodes * g, m, dtype=dtype, ranks_per_node=g)
+    assert record["verified"] and record["matches_theory"]
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    algorithm=st.sampled_from(sorted(ALGORITHMS)),
+    algorithm=st.sampled_from(PLAIN),
     n=st.integers(1, 24),
     m=st.integers(1, 3000),
     dtype=st.sampled_from(DTYPES),
@@ -51,7 +78,7 @@ def test_property_any_algorithm_any_shape_any_dtype(algorithm, n, m, dtype, seed
 
 @settings(max_examples=15, deadline=None)
 @given(
-    algorithm=st.sampled_from(sorted(ALGORITHMS)),
+    algorithm=st.sampled_from(PLAIN),
     n=st.integers(2, 12),
     m=st.integers(1, 2000),
     dtype=st.sampled_from(["float64", "float32", "float16"]),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from collectives.trace import NO_PEER, RECV, REDUCE, SEND
 from collectives.transport.accounting import LEDGER_FIELDS, Ledger, PortClock, RunCounts
 
 
@@ -34,11 +35,13 @@ def test_root_of_a_gather_then_broadcast_takes_2n_minus_2_rounds():
     assert max(leaf.clock for leaf in leaves) == 2 * (n - 1)
 
 
-def test_ledger_counts_and_aggregates():
+def test_ledger_counts_aggregates_and_traces():
     a, b = Ledger(), Ledger()
-    stamps = a.on_send(100)
-    b.on_recv(100, *stamps)
+    stamps = a.on_send(1, 100)
+    b.on_recv(0, 100, *stamps)
     b.on_reduce(12)
+    assert a.event_array().tolist() == [[SEND, 1, 100]]
+    assert b.event_array().tolist() == [[RECV, 0, 100], [REDUCE, NO_PEER, 12]]
     counts = RunCounts.from_ledgers(np.array([a.as_row(), b.as_row()]))
     assert len(a.as_row()) == len(LEDGER_FIELDS)
     assert counts.messages == 1

@@ -1,9 +1,11 @@
-# Stage 1, measure: one job per grid point, each running the all-reduce on real processes.
+# Stage 1, measure: one job per grid point, each running the all-reduce on real processes
+# and writing its record and its message trace.
 
 
 rule measure:
     output:
-        f"{RESULTS}/runs/{{dtype}}/{{algorithm}}/N{{ranks}}_M{{elements}}.json",
+        record=f"{RESULTS}/runs/{{dtype}}/{{algorithm}}/N{{ranks}}_M{{elements}}.json",
+        trace=f"{RESULTS}/runs/{{dtype}}/{{algorithm}}/N{{ranks}}_M{{elements}}.trace.npz",
     log:
         f"{RESULTS}/logs/measure/{{dtype}}/{{algorithm}}/N{{ranks}}_M{{elements}}.log",
     conda:
@@ -18,4 +20,5 @@ rule measure:
     shell:
         "collectives measure --algorithm {wildcards.algorithm} --ranks {wildcards.ranks}"
         " --elements {wildcards.elements} --dtype {wildcards.dtype} --seed {params.seed}"
-        " --data {params.data} --timeout {resources.runtime}m --output {output} 2> {log}"
+        " --data {params.data} --timeout {resources.runtime}m --output {output.record}"
+        " --trace {output.trace} 2> {log}"

@@ -1,7 +1,8 @@
-"""The registry of all-reduce algorithms: name -> allreduce(comm, x) -> ndarray.
+"""The registry of all-reduce algorithms: name -> allreduce(comm, x, **parameters).
 
 Each algorithm is one module with one function of that signature (as in MPICH's
-src/mpi/coll/allreduce/), written against collectives.comm.Communicator only.
+src/mpi/coll/allreduce/), written against collectives.comm.Communicator only; PARAMETERS
+names the keyword arguments of the few that take any.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..comm import Communicator
-from . import binomial_tree, naive, rabenseifner, recursive_doubling, ring
+from . import binomial_tree, hierarchical, naive, rabenseifner, recursive_doubling, ring
 
-Allreduce = Callable[[Communicator, np.ndarray], np.ndarray]
+Allreduce = Callable[..., np.ndarray]  # (comm: Communicator, x, **parameters) -> the sum
 
 ALGORITHMS: dict[str, Allreduce] = {
     "naive": naive.allreduce,
@@ -22,7 +22,11 @@ ALGORITHMS: dict[str, Allreduce] = {
     "recursive_doubling": recursive_doubling.allreduce,
     "rabenseifner": rabenseifner.allreduce,
     "binomial_tree": binomial_tree.allreduce,
+    "hierarchical": hierarchical.allreduce,
 }
+
+# Algorithms that take parameters, and which (keyword arguments of their allreduce).
+PARAMETERS: dict[str, tuple[str, ...]] = {"hierarchical": ("ranks_per_node",)}
 
 
 def get(name: str) -> Allreduce:

@@ -16,16 +16,26 @@ from .partition import split_evenly
 
 def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
     """Reduce-scatter then all-gather around the ring, N-1 steps each."""
-    n, rank = comm.size, comm.rank
     result = x.copy()
-    chunks = [result[s] for s in split_evenly(result.size, n)]
-    right, left = (rank + 1) % n, (rank - 1) % n
+    chunks = [result[s] for s in split_evenly(result.size, comm.size)]
+    reduce_scatter(comm, chunks)
+    all_gather(comm, chunks)
+    return result
 
-    for step in range(n - 1):  # reduce-scatter: add the chunk arriving from the left
+
+def reduce_scatter(comm: Communicator, chunks: list[np.ndarray]) -> None:
+    """N-1 steps: add the chunk arriving from the left; rank r ends with chunk r+1 summed."""
+    n, rank = comm.size, comm.rank
+    right, left = (rank + 1) % n, (rank - 1) % n
+    for step in range(n - 1):
         send, recv = (rank - step) % n, (rank - step - 1) % n
         comm.sendrecv_reduce(chunks[send], right, left, chunks[recv])
 
-    for step in range(n - 1):  # all-gather: pass the finished chunks on
+
+def all_gather(comm: Communicator, chunks: list[np.ndarray]) -> None:
+    """N-1 steps: pass the finished chunks on around the ring."""
+    n, rank = comm.size, comm.rank
+    right, left = (rank + 1) % n, (rank - 1) % n
+    for step in range(n - 1):
         send, recv = (rank + 1 - step) % n, (rank - step) % n
         comm.sendrecv(chunks[send], right, left, out=chunks[recv])
-    return result

@@ -148,7 +148,7 @@ class QueueComm:
         self._wanted = (-1, None, False)
         message = queue.popleft()
         data = message.data
-        self.ledger.on_recv(data.nbytes, message.round_stamp, message.byte_stamp)
+        self.ledger.on_recv(source, data.nbytes, message.round_stamp, message.byte_stamp)
         if add:
             if not message.applied:
                 _check_same_size(data, buf, f"message from rank {source}")
@@ -173,7 +173,7 @@ class QueueComm:
         if buf.ndim != 1:
             raise ValueError(f"messages are 1-D arrays, got shape {buf.shape}")
         char, nbytes = buf.dtype.char.encode(), buf.nbytes
-        stamps = self.ledger.on_send(nbytes)
+        stamps = self.ledger.on_send(dest, nbytes)
         if nbytes <= INLINE_MAX_BYTES:
             self._write(dest, encode(INLINE, self.rank, nbytes, stamps, char, 0, buf.tobytes()))
             return

@@ -15,7 +15,9 @@ import multiprocessing as mp
 import multiprocessing.connection
 import os
 import resource
+import shutil
 import signal
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..comm import Communicator
+from ..trace import Trace
 from . import libc
 from .accounting import LEDGER_FIELDS, RunCounts
 from .endpoint import DONE, RUNNING, QueueComm
@@ -41,10 +44,11 @@ class RankFailure(RuntimeError):
 
 @dataclass
 class RankRun:
-    """What a launch returns: every rank's result, its ledger, and the clocks read."""
+    """What a launch returns: every rank's result, the counts, the trace, the clocks read."""
 
     results: np.ndarray
     counts: RunCounts
+    trace: Trace
     collective_seconds: float
     wall_seconds: float
 
@@ -80,6 +84,7 @@ def launch(
     shared = _SharedState(size, results)
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
+    traces = tempfile.mkdtemp(prefix="collectives-trace-")  # each rank leaves its events here
     procs: list[mp.Process] = []
     parent = os.getpid()
 
@@ -101,6 +106,7 @@ def launch(
             shared.times[rank, 1] = time.perf_counter()
             shared.results[rank] = result
             shared.ledgers[rank] = comm.ledger.as_row()
+            np.save(os.path.join(traces, f"{rank}.npy"), comm.ledger.event_array())
             shared.status[rank] = DONE
         except BaseException as exc:  # report anything, including SystemExit, then fail
             shared.record_error(rank, exc)
@@ -124,9 +130,13 @@ def launch(
         os.write(go_w, b"g" * size)
         _await_exit(procs, shared, deadline, timeout)
         counts = RunCounts.from_ledgers(shared.ledgers)
+        trace = Trace.from_ranks(
+            [np.load(os.path.join(traces, f"{rank}.npy")) for rank in range(size)]
+        )
         return RankRun(
             results=shared.results,
             counts=counts,
+            trace=trace,
             collective_seconds=float(shared.times[:, 1].max() - shared.times[:, 0].min()),
             wall_seconds=time.perf_counter() - started,
         )
@@ -142,6 +152,7 @@ def launch(
         for fd in (ready_r, ready_w, go_r, go_w):
             if fd >= 0:
                 os.close(fd)
+        shutil.rmtree(traces, ignore_errors=True)
 
 
 class _SharedState:
