@@ -42,7 +42,7 @@ os.environ["PATH"] = (
     f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 )
 RESULTS = "results"
-FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits"]
+FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure"]
 
 
 include: "workflow/rules/common.smk"

@@ -17,8 +17,12 @@ CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
 def test_the_shipped_config_is_valid():
     plan = check(CONFIG, REPO)
     assert plan.algorithms == [
-        "naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree",
+        "naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree", "hierarchical-G8",
     ]  # fmt: skip
+    hierarchical = plan.variants[-1]
+    assert hierarchical.arguments() == "--algorithm hierarchical --ranks-per-node 8"
+    assert [n for n in plan.ranks if hierarchical.runs_at(n)] == [8, 16, 32, 64]
+    assert plan.fabrics["ndv2"] == "structured"
     assert plan.ranks == [2, 3, 4, 8, 16, 32, 64]
     assert plan.elements == [4**k for k in range(11)]
     assert plan.fabrics["nvlink"] == "given"
@@ -29,7 +33,10 @@ def test_the_shipped_config_is_valid():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[5\]: unknown algorithm"),
+        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[6\]: unknown algorithm"),
+        (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 divides none"),
+        (lambda c: c["fabrics"]["ndv2"].pop("inter"), "fabrics.ndv2: a two-level fabric"),
+        (lambda c: c["figures"]["structure"].update(fabric="nvlink"), "is not a two-level"),
         (lambda c: c.update(ranks=[0, 2]), "ranks: every value must be between 1 and 1024"),
         (lambda c: c.update(elements=[0]), "elements: every value must be at least 1"),
         (lambda c: c["fabrics"].update(bad={"description": "x"}), "fabrics.bad: needs exactly"),

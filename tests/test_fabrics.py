@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -73,16 +74,42 @@ def test_fabric_kinds():
     assert fabrics.kind_of({"alpha": 1e-6, "beta": 1e-9}) == "given"
     assert fabrics.kind_of({"measurements": "x.txt"}) == "measured"
     assert fabrics.kind_of({"pingpong": {"sizes": [1]}}) == "pingpong"
+    two_level = {"ranks_per_node": 8, "intra": {"alpha": 1e-7, "beta": 1e-11},
+                 "inter": {"measurements": "x.txt"}}  # fmt: skip
+    assert fabrics.kind_of(two_level) == "structured"
     with pytest.raises(FabricError, match="exactly one of"):
         fabrics.kind_of({"description": "nothing"})
     with pytest.raises(FabricError, match="exactly one of beta or bandwidth"):
         fabrics.kind_of({"alpha": 1e-6})
-    given = fabrics.given_fabric("eth", {"alpha": 2.5e-5, "bandwidth": 1.25e9})
-    assert given.beta == pytest.approx(8e-10)
-    assert fabrics.from_dict(given.as_dict()) == given
+    with pytest.raises(FabricError, match="also needs inter"):
+        fabrics.kind_of({"ranks_per_node": 8, "intra": {"alpha": 1e-7, "beta": 1e-11}})
+    with pytest.raises(FabricError, match="intra: needs alpha"):
+        fabrics.kind_of({**two_level, "intra": {"alpha": 1e-7}})
 
 
-def test_unphysical_fit_is_refused():
-    points = Points(np.array([1.0, 1e6]), np.array([1e-3, 1e-6]))  # bigger is faster?
+def test_given_and_structured_fabrics_build_and_round_trip():
+    eth = fabrics.build("eth", {"alpha": 2.5e-5, "bandwidth": 1.25e9}, REPO)
+    assert eth.beta == pytest.approx(8e-10) and eth.topology().inter is None
+    entry = {
+        "ranks_per_node": 8,
+        "nic_per_node": 1,
+        "gamma": 1e-10,
+        "intra": {"alpha": 3e-7, "beta": 2.3e-11},
+        "inter": {"measurements": str(ABCI.relative_to(REPO))},
+    }
+    ndv2 = fabrics.build("ndv2", entry, REPO)
+    assert ndv2.kind == "structured" and ndv2.intra.kind == "given"
+    assert ndv2.link.kind == "measured" and ndv2.alpha == ndv2.link.fit.alpha
+    topology = ndv2.topology()
+    assert topology.ranks_per_node == 8 and topology.nic_per_node == 1
+    assert topology.intra.alpha == 3e-7 and topology.gamma == 1e-10
+    assert [label for label, _ in ndv2.fitted()] == ["ndv2 (inter)"]
+    assert fabrics.Fabric.from_dict(json.loads(json.dumps(ndv2.as_dict()))) == ndv2
+    assert fabrics.measured_parts(entry) == [entry["inter"]]
+
+
+def test_unphysical_fit_is_refused(tmp_path):
+    csv = tmp_path / "faster.csv"
+    csv.write_text("bytes,seconds\n1,1e-3\n1000000,1e-6\n")  # bigger is faster?
     with pytest.raises(FabricError, match="must be positive"):
-        fabrics.measured_fabric("weird", {}, points)
+        fabrics.build("weird", {"measurements": str(csv)}, tmp_path)

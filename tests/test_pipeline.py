@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
           "cost_model.md"]  # fmt: skip
-FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits"]
+FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure"]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -50,11 +50,23 @@ def test_every_table_is_written(workdir):
     for name in TABLES:
         assert (workdir / "results/tables" / name).stat().st_size > 0, name
     measurements = pd.read_csv(workdir / "results/tables/measurements.csv")
-    assert len(measurements) == 5 * 4 * 4
+    assert len(measurements) == 5 * 4 * 4 + 2 * 4  # hierarchical-G2 runs at N = 2 and 8
     assert measurements.verified.all() and measurements.matches_theory.all()
+    assert set(measurements.algorithm) >= {"ring", "hierarchical-G2"}
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
     assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr200-azure", "roce-40gbe",
-                                 "csv-example", "local"}  # fmt: skip
+                                 "csv-example", "two-level", "local"}  # fmt: skip
+
+
+def test_times_are_replayed_and_equal_the_closed_form_on_flat_fabrics(workdir):
+    costs = pd.read_csv(workdir / "results/tables/costs.csv")
+    flat = costs[costs.fabric != "two-level"]
+    assert (abs(flat.time_s - flat.closed_form_s) <= 1e-9 * flat.closed_form_s.clip(1e-30)).all()
+    assert pd.read_csv(workdir / "results/tables/replay_vs_closed_form.csv").empty
+    structured = costs[(costs.fabric == "two-level") & (costs.ranks == 8)]
+    assert (structured.time_s != structured.closed_form_s).any()  # structure shows
+    for record in (workdir / "results/runs").rglob("*.json"):
+        assert record.with_suffix("").with_suffix(".trace.npz").exists()
 
 
 def test_the_seed_rows_are_exact(workdir):
@@ -84,6 +96,12 @@ def test_nothing_to_do_on_a_second_run(workdir):
 def test_adding_a_fabric_reruns_no_measure_job(workdir, tmp_path):
     config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
     config["fabrics"]["omnipath"] = {"alpha": 1.0e-6, "bandwidth": 1.2e10}
+    config["fabrics"]["nodes-of-4"] = {
+        "ranks_per_node": 4,
+        "intra": {"alpha": 1.0e-7, "bandwidth": 4.5e11},
+        "inter": {"alpha": 2.0e-6, "bandwidth": 5.0e10},
+        "nic_per_node": 2,
+    }
     extended = workdir / "extended.yaml"
     extended.write_text(yaml.safe_dump(config))
     done = snakemake(workdir, "-n", config=str(extended))
@@ -91,7 +109,7 @@ def test_adding_a_fabric_reruns_no_measure_job(workdir, tmp_path):
     planned = done.stdout + done.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, flags=re.MULTILINE))
     assert "measure" not in jobs and "pingpong" not in jobs
-    assert jobs["fabric"] == "1" and "costs" in jobs
+    assert jobs["fabric"] == "2" and jobs["replay"] == "2" and "costs" in jobs
 
 
 def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
@@ -101,7 +119,7 @@ def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
     extended.write_text(yaml.safe_dump(config))
     done = snakemake(workdir, "-n", config=str(extended))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
-    assert jobs["measure"] == str(5 * 4)  # one new N times every algorithm and M
+    assert jobs["measure"] == str(6 * 4)  # N = 16: every algorithm and M, G = 2 divides it
     assert "fabric" not in jobs
 
 
@@ -115,7 +133,12 @@ def test_the_report_is_written(workdir):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda c: c["algorithms"].append("butterfly"), "algorithms[5]: unknown algorithm"),
+        (lambda c: c["algorithms"].append("butterfly"), "algorithms[6]: unknown algorithm"),
+        (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 divides none"),
+        (lambda c: c["fabrics"].update(half={"ranks_per_node": 2, "intra": {"alpha": 1e-6}}),
+         "fabrics.half"),
+        (lambda c: c["figures"].update(structure={"fabric": "ethernet", "ranks": 8}),
+         "figures.structure.fabric: ethernet is not a two-level fabric"),
         (lambda c: c.update(ranks=[0, 2]), "ranks"),
         (lambda c: c.update(elements=[0]), "elements"),
         (lambda c: c["fabrics"].update(nothing={"description": "x"}), "fabrics.nothing"),

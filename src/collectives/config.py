@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import algorithms
-from .fabrics import FabricError, kind_of, read_measurements
+from .fabrics import FabricError, kind_of, measured_parts, read_measurements
 from .grid import expand_axis
 from .measure import DATA_KINDS, DTYPES, MAX_RANKS
 
@@ -23,15 +23,41 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Variant:
+    """An algorithm with its parameters, as one competitor of the grid."""
+
+    algorithm: str
+    ranks_per_node: int | None = None
+
+    @property
+    def name(self) -> str:
+        return algorithms.variant_name(self.algorithm, self.ranks_per_node)
+
+    def runs_at(self, ranks: int) -> bool:
+        """A hierarchical variant needs whole nodes: G must divide N."""
+        return self.ranks_per_node is None or ranks % self.ranks_per_node == 0
+
+    def arguments(self) -> str:
+        """Its `collectives measure` options."""
+        group = f" --ranks-per-node {self.ranks_per_node}" if self.ranks_per_node else ""
+        return f"--algorithm {self.algorithm}{group}"
+
+
+@dataclass(frozen=True)
 class Plan:
     """What the config asks for, expanded: the grid, the fabrics and the figure choices."""
 
-    algorithms: list[str]
+    variants: list[Variant]
     ranks: list[int]
     elements: list[int]
     dtypes: list[str]
-    fabrics: dict[str, str]  # name -> kind: given, measured or pingpong
+    fabrics: dict[str, str]  # name -> kind: given, measured, pingpong or structured
     figures: dict[str, Any]
+
+    @property
+    def algorithms(self) -> list[str]:
+        """Every variant's name, in config order."""
+        return [variant.name for variant in self.variants]
 
 
 def check(config: dict[str, Any], basedir: Path) -> Plan:
@@ -43,6 +69,15 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
             raise ConfigError(f"algorithms[{index}]: unknown algorithm {name!r}; valid: {valid}")
     ranks = _axis(config, "ranks", 1, MAX_RANKS)
     elements = _axis(config, "elements", 1, None)
+    variants = []
+    for name in names:
+        if "ranks_per_node" not in algorithms.PARAMETERS.get(name, ()):
+            variants.append(Variant(name))
+            continue
+        for group in _axis(config, "ranks_per_node", 1, MAX_RANKS, default=[8]):
+            if not any(n % group == 0 for n in ranks):
+                raise ConfigError(f"ranks_per_node: {group} divides none of the ranks {ranks}")
+            variants.append(Variant(name, group))
     for index, dtype in enumerate(config.get("dtypes", [])):
         if dtype not in DTYPES:
             raise ConfigError(
@@ -58,12 +93,21 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     _figure_choice(hotspot, "ranks", ranks, "ranks", "figures.hotspot")
     _figure_choice(hotspot, "elements", elements, "elements", "figures.hotspot")
     _figure_choice(figures, "dtype", config["dtypes"], "dtypes")
-    return Plan(list(names), ranks, elements, list(config["dtypes"]), fabrics, figures)
+    structure = figures.get("structure")
+    if structure:
+        if fabrics.get(structure["fabric"]) != "structured":
+            raise ConfigError(
+                f"figures.structure.fabric: {structure['fabric']} is not a two-level fabric"
+            )
+        _figure_choice(structure, "ranks", ranks, "ranks", "figures.structure")
+    return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures)
 
 
-def _axis(config: dict[str, Any], key: str, low: int, high: int | None) -> list[int]:
+def _axis(
+    config: dict[str, Any], key: str, low: int, high: int | None, default: list | None = None
+) -> list[int]:
     try:
-        values = expand_axis(config[key])
+        values = expand_axis(config[key] if default is None else config.get(key, default))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{key}: {exc}") from None
     if not values:
@@ -81,9 +125,9 @@ def _fabric(name: str, entry: dict[str, Any], basedir: Path) -> str:
         raise ConfigError(f"{key}: names may use letters, digits, '_', '.', '-'")
     try:
         kind = kind_of(entry)
-        if kind == "measured":
-            path = basedir / entry["measurements"]
-            read_measurements(path, entry.get("format"), entry.get("table", 1))
+        for part in measured_parts(entry):
+            path = basedir / part["measurements"]
+            read_measurements(path, part.get("format"), part.get("table", 1))
         if kind == "pingpong":
             expand_axis(entry["pingpong"]["sizes"])
     except (FabricError, ValueError, KeyError, TypeError) as exc:

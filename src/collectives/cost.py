@@ -24,11 +24,17 @@ BASIS = {
 
 
 def modeled_costs(
-    measurements: pd.DataFrame, fabrics: pd.DataFrame, algorithms: list[str]
+    measurements: pd.DataFrame,
+    fabrics: pd.DataFrame,
+    algorithms: list[str],
+    replayed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Every fabric x run: the modeled time, its two terms, and the winner of each point.
+    """Every fabric x run: its time, the closed form and its two terms, and the winners.
 
-    Ties go to the algorithm listed first in `algorithms`.
+    closed_form_s = rounds * alpha + bytes_critical * beta with the fabric's flat alpha and
+    beta; time_s is the replayed time of the run's trace on the fabric (`replayed`: fabric,
+    algorithm, ranks, elements, dtype, replayed_s), or the closed form without one. Winners
+    go by time_s; ties go to the algorithm listed first in `algorithms`.
     """
     runs = measurements[
         ["algorithm", "ranks", "elements", "dtype", "message_bytes", "rounds", "bytes_critical"]
@@ -36,7 +42,16 @@ def modeled_costs(
     costs = runs.merge(fabrics[["fabric", "alpha_s", "beta_s_per_byte"]], how="cross")
     costs["latency_s"] = costs["rounds"] * costs["alpha_s"]
     costs["bandwidth_s"] = costs["bytes_critical"] * costs["beta_s_per_byte"]
-    costs["time_s"] = costs["latency_s"] + costs["bandwidth_s"]
+    costs["closed_form_s"] = costs["latency_s"] + costs["bandwidth_s"]
+    if replayed is None:
+        costs["time_s"] = costs["closed_form_s"]
+    else:
+        keys = ["fabric", "algorithm", "ranks", "elements", "dtype"]
+        costs = costs.merge(replayed[[*keys, "replayed_s"]], on=keys, how="left", validate="1:1")
+        if costs["replayed_s"].isna().any():
+            missing = costs[costs["replayed_s"].isna()].iloc[0]
+            raise ValueError(f"no replayed time for {dict(missing[keys])}")
+        costs = costs.rename(columns={"replayed_s": "time_s"})
     order = {name: index for index, name in enumerate(algorithms)}
     costs["_order"] = costs["algorithm"].map(order)
     costs["fabric"] = pd.Categorical(costs["fabric"], categories=list(fabrics["fabric"]))
@@ -46,10 +61,23 @@ def modeled_costs(
     costs["is_winner"] = costs["algorithm"] == best
     columns = ["fabric", "dtype", "ranks", "elements", "message_bytes", "algorithm", "rounds",
                "bytes_critical", "alpha_s", "beta_s_per_byte", "latency_s", "bandwidth_s",
-               "time_s", "winner", "is_winner"]  # fmt: skip
+               "closed_form_s", "time_s", "winner", "is_winner"]  # fmt: skip
     costs = costs.sort_values([*GROUP, "_order"], ignore_index=True)
     costs["fabric"] = costs["fabric"].astype(str)  # in the fabrics table's order
     return costs[columns]
+
+
+def replay_vs_closed_form(costs: pd.DataFrame, fabrics: pd.DataFrame) -> pd.DataFrame:
+    """The runs whose replayed time on a flat fabric without compute cost (gamma = 0)
+    differs from rounds * alpha + bytes_critical * beta, and by how much (relative)."""
+    flat = fabrics[(fabrics.kind != "structured") & (fabrics.gamma_s_per_element == 0)]
+    rows = costs[costs.fabric.isin(flat.fabric)].copy()
+    scale = rows.closed_form_s.where(rows.closed_form_s > 0, 1.0)
+    rows["relative_difference"] = (rows.time_s - rows.closed_form_s) / scale
+    differ = rows[rows.relative_difference.abs() > 1e-9]
+    columns = ["fabric", "algorithm", "dtype", "ranks", "elements", "closed_form_s", "time_s",
+               "relative_difference"]  # fmt: skip
+    return differ[columns].rename(columns={"time_s": "replayed_s"})
 
 
 def per_rank_count_coefficients(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -101,10 +129,12 @@ def crossover_table(
     """Per fabric, dtype and N: where ring starts beating recursive doubling, and the
     message-size range in which each algorithm is the cheapest of all.
 
-    analytic_bytes solves T_ring = T_rd from the measured per-N coefficients; grid_bytes is
-    the smallest grid size from which ring wins at every larger grid size too. Each
-    `<algorithm>_from_bytes` / `<algorithm>_to_bytes` pair bounds the sizes where that
-    algorithm is cheapest (the lower envelope of the affine cost lines; empty if never).
+    analytic_bytes solves T_ring = T_rd in the flat model from the measured per-N
+    coefficients; grid_bytes is the smallest grid size from which ring wins (time_s, the
+    replay) at every larger grid size too. Each `<algorithm>_from_bytes` / `_to_bytes` pair
+    bounds the sizes where that algorithm is cheapest: on a flat fabric the lower envelope
+    of the affine cost lines, on a two-level fabric the grid sizes it wins in the replay
+    (`ranges_from` says which); empty if never.
     """
     coefficients = per_rank_count_coefficients(measurements).set_index(
         ["dtype", "algorithm", "ranks"]
@@ -124,6 +154,9 @@ def crossover_table(
                 "beta_s_per_byte": beta,
                 "analytic_bytes": math.nan,
                 "grid_bytes": math.nan,
+                "ranges_from": (
+                    "replay grid" if getattr(fabric, "kind", "") == "structured" else "analytic"
+                ),
             }
             row |= {f"{a}_{end}_bytes": math.nan for a in algorithms for end in ("from", "to")}
             here = coefficients.xs((dtype, ranks), level=("dtype", "ranks"))
@@ -139,10 +172,26 @@ def crossover_table(
                 row["grid_bytes"] = (
                     float(suffix.index[suffix.values][0]) if suffix.any() else math.nan
                 )
-            for algorithm, (low, high) in best_ranges(here.loc[algorithms], alpha, beta).items():
+            if row["ranges_from"] == "replay grid":  # a replay is not affine in M
+                ranges = grid_ranges(group)
+            else:
+                present = [a for a in algorithms if a in here.index]
+                ranges = best_ranges(here.loc[present], alpha, beta)
+            for algorithm, (low, high) in ranges.items():
                 row[f"{algorithm}_from_bytes"], row[f"{algorithm}_to_bytes"] = low, high
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def grid_ranges(costs: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """From the first to past the last grid size each algorithm wins: {name: (from, to)}."""
+    winners = costs[costs.is_winner].sort_values("message_bytes")
+    sizes = list(winners.message_bytes)
+    ranges: dict[str, tuple[float, float]] = {}
+    for index, (size, algorithm) in enumerate(zip(sizes, winners.algorithm, strict=True)):
+        after = float(sizes[index + 1]) if index + 1 < len(sizes) else math.inf
+        ranges[algorithm] = (ranges.get(algorithm, (float(size), after))[0], after)
+    return ranges
 
 
 def best_ranges(

@@ -1,10 +1,12 @@
-"""Fabrics: alpha-beta parameters, given or fitted from point-to-point measurements.
+"""Fabrics: alpha-beta link classes, given or fitted from point-to-point measurements.
 
-A fabric is t(bytes) = alpha + beta * bytes (Hockney's model): alpha the per-message
-latency in seconds, beta the per-byte time in seconds (1 / bandwidth). A measured fabric is
-fitted to one-way times from `osu_latency`-style output or a plain CSV by weighted least
-squares that minimizes *relative* residuals, so the 1-byte latency and the 4-MiB bandwidth
-count alike (plain least squares on raw times lets the largest messages decide alpha).
+A link class is t(bytes) = alpha + beta * bytes (Hockney's model): alpha the per-message
+latency in seconds, beta the per-byte time in seconds (1 / bandwidth). A flat fabric has one
+class; a two-level fabric has G ranks per node, an intra- and an inter-node class, and maybe
+shared NIC ports. A measured class is fitted to one-way times from `osu_latency`-style output
+or a plain CSV by weighted least squares that minimizes *relative* residuals, so the 1-byte
+latency and the 4-MiB bandwidth count alike (plain least squares on raw times lets the
+largest messages decide alpha).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .replay import LinkClass, Topology
 
 FORMATS = ("osu", "csv")
 
@@ -149,35 +153,97 @@ def fit_alpha_beta(points: Points) -> Fit:
 
 
 @dataclass
-class Fabric:
-    """A fabric ready for the cost model, with where its numbers came from."""
+class Link:
+    """One class of links: alpha and beta, and where they came from."""
 
-    name: str
-    kind: str  # "given" or "measured"
     alpha: float
     beta: float
-    description: str = ""
-    source: str = ""
+    kind: str  # "given" or "measured"
     fit: Fit | None = None
     measurements: dict[str, list[float]] = field(default_factory=dict)
 
+
+@dataclass
+class Fabric:
+    """A fabric for the cost model and the replay: one link class, or two with nodes.
+
+    A structured fabric has `ranks_per_node` G, an intra-node and an inter-node class, and
+    optionally `nic_per_node` shared NIC ports; its flat summary `link` (what the closed form
+    T = rounds*alpha + bytes_critical*beta uses) is the inter-node class.
+    """
+
+    name: str
+    kind: str  # "given", "measured" or "structured"
+    link: Link
+    description: str = ""
+    source: str = ""
+    gamma: float = 0.0  # seconds per element reduced
+    ranks_per_node: int | None = None
+    nic_per_node: int | None = None
+    intra: Link | None = None
+
     @property
-    def bandwidth(self) -> float:
-        return 1.0 / self.beta
+    def alpha(self) -> float:
+        return self.link.alpha
+
+    @property
+    def beta(self) -> float:
+        return self.link.beta
+
+    def topology(self) -> Topology:
+        """How the replay prices this fabric's messages."""
+        flat = LinkClass(self.alpha, self.beta)
+        if self.intra is None:
+            return Topology(flat, gamma=self.gamma)
+        return Topology(
+            LinkClass(self.intra.alpha, self.intra.beta),
+            flat,
+            ranks_per_node=self.ranks_per_node,
+            nic_per_node=self.nic_per_node,
+            gamma=self.gamma,
+        )
+
+    def fitted(self) -> list[tuple[str, Link]]:
+        """The (label, link) of every link class fitted from measurements."""
+        links = (
+            [("", self.link)]
+            if self.intra is None
+            else [("intra", self.intra), ("inter", self.link)]
+        )
+        return [
+            (f"{self.name} ({label})" if label else self.name, link)
+            for label, link in links
+            if link.fit is not None
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fabric:
+        """Rebuild a Fabric from as_dict()."""
+
+        def link(value: dict | None) -> Link | None:
+            if value is None:
+                return None
+            fit = value.get("fit")
+            if fit:  # JSON turned the interval tuples into lists
+                fit = Fit(
+                    **{**fit, "alpha_ci": tuple(fit["alpha_ci"]), "beta_ci": tuple(fit["beta_ci"])}
+                )
+            return Link(**{**value, "fit": fit})
+
+        return cls(**{**data, "link": link(data["link"]), "intra": link(data.get("intra"))})
+
     def row(self) -> dict[str, Any]:
         """One flat row of results/tables/fabrics.csv."""
-        fit = self.fit
-        nan = math.nan
+        fit, nan = self.link.fit, math.nan
         return {
             "fabric": self.name,
             "kind": self.kind,
             "alpha_s": self.alpha,
             "beta_s_per_byte": self.beta,
-            "bandwidth_GBps": self.bandwidth / 1e9,
+            "bandwidth_GBps": 1e-9 / self.beta,
             "alpha_ci_low": fit.alpha_ci[0] if fit else nan,
             "alpha_ci_high": fit.alpha_ci[1] if fit else nan,
             "beta_ci_low": fit.beta_ci[0] if fit else nan,
@@ -187,65 +253,112 @@ class Fabric:
             "rel_error_smallest": fit.rel_error_smallest if fit else nan,
             "rel_error_largest": fit.rel_error_largest if fit else nan,
             "points": fit.points if fit else 0,
+            "gamma_s_per_element": self.gamma,
+            "ranks_per_node": self.ranks_per_node,
+            "nic_per_node": self.nic_per_node,
+            "intra_alpha_s": self.intra.alpha if self.intra else nan,
+            "intra_beta_s_per_byte": self.intra.beta if self.intra else nan,
             "description": self.description,
             "source": self.source,
         }
 
 
+KINDS = ("given", "measured", "pingpong", "structured")
+
+
 def kind_of(entry: dict[str, Any]) -> str:
-    """'given', 'measured' or 'pingpong'; FabricError if not exactly one."""
+    """'given', 'measured', 'pingpong' or 'structured'; FabricError if not exactly one."""
     kinds = [
         kind
         for kind, present in (
             ("given", "alpha" in entry or "beta" in entry or "bandwidth" in entry),
             ("measured", "measurements" in entry),
             ("pingpong", "pingpong" in entry),
+            ("structured", "ranks_per_node" in entry or "intra" in entry or "inter" in entry),
         )
         if present
     ]
     if len(kinds) != 1:
         raise FabricError(
-            "needs exactly one of: alpha with beta (or bandwidth); measurements; pingpong"
+            "needs exactly one of: alpha with beta (or bandwidth); measurements; pingpong; "
+            "ranks_per_node with intra and inter"
         )
-    if kinds == ["given"] and ("alpha" not in entry or ("beta" in entry) == ("bandwidth" in entry)):
+    if kinds == ["structured"]:
+        missing = [key for key in ("ranks_per_node", "intra", "inter") if key not in entry]
+        if missing:
+            raise FabricError(f"a two-level fabric also needs {', '.join(missing)}")
+        for part in ("intra", "inter"):
+            if _link_kind(entry[part]) is None:
+                raise FabricError(f"{part}: needs alpha with beta (or bandwidth), or measurements")
+    elif kinds == ["given"] and _link_kind(entry) is None:
         raise FabricError("a given fabric needs alpha and exactly one of beta or bandwidth")
     return kinds[0]
 
 
-def given_fabric(name: str, entry: dict[str, Any]) -> Fabric:
-    """A fabric whose alpha and beta (or bandwidth) are stated in the config."""
-    beta = entry["beta"] if "beta" in entry else 1.0 / entry["bandwidth"]
-    return Fabric(
-        name=name,
-        kind="given",
-        alpha=float(entry["alpha"]),
-        beta=float(beta),
-        description=entry.get("description", ""),
-        source=entry.get("source", ""),
-    )
+def _link_kind(spec: dict[str, Any]) -> str | None:
+    if "measurements" in spec and not ({"alpha", "beta", "bandwidth"} & set(spec)):
+        return "measured"
+    if "alpha" in spec and ("beta" in spec) != ("bandwidth" in spec) and "measurements" not in spec:
+        return "given"
+    return None
 
 
-def measured_fabric(name: str, entry: dict[str, Any], points: Points) -> Fabric:
-    """A fabric fitted from measurements; FabricError if the fit is unphysical."""
+def measured_parts(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parts of a fabric entry fitted from a measurement file (itself, intra, inter)."""
+    parts = [entry] + [entry[key] for key in ("intra", "inter") if isinstance(entry.get(key), dict)]
+    return [part for part in parts if "measurements" in part]
+
+
+def build(name: str, entry: dict[str, Any], base: Path, pingpong: Path | None = None) -> Fabric:
+    """The fabric a config entry describes; measurement paths are relative to `base`, and
+    a ping-pong fabric is fitted from the CSV `pingpong` the pipeline measured."""
+    kind = kind_of(entry)
+    common = {
+        "name": name,
+        "description": entry.get("description", ""),
+        "source": entry.get("source", ""),
+        "gamma": float(entry.get("gamma", 0.0)),
+    }
+    if kind == "structured":
+        return Fabric(
+            kind=kind,
+            link=_link(name, entry["inter"], base),
+            intra=_link(name, entry["intra"], base),
+            ranks_per_node=int(entry["ranks_per_node"]),
+            nic_per_node=entry.get("nic_per_node"),
+            **common,
+        )
+    if kind == "pingpong":
+        if pingpong is None:
+            raise FabricError(f"fabric {name}: no ping-pong measurements given")
+        return Fabric(
+            kind="measured", link=_fitted(name, read_measurements(pingpong, "csv")), **common
+        )
+    return Fabric(kind=kind, link=_link(name, entry, base), **common)
+
+
+def _link(name: str, spec: dict[str, Any], base: Path) -> Link:
+    if "measurements" in spec:
+        points = read_measurements(
+            base / spec["measurements"], spec.get("format"), spec.get("table", 1)
+        )
+        return _fitted(name, points)
+    beta = spec["beta"] if "beta" in spec else 1.0 / spec["bandwidth"]
+    return Link(alpha=float(spec["alpha"]), beta=float(beta), kind="given")
+
+
+def _fitted(name: str, points: Points) -> Link:
+    """A link fitted from measurements; FabricError if the fit is unphysical."""
     fit = fit_alpha_beta(points)
     if fit.alpha <= 0 or fit.beta <= 0:
         raise FabricError(
             f"fabric {name}: the fit gives alpha={fit.alpha:.3g} s, beta={fit.beta:.3g} s/B; "
             "both must be positive (check the file and its units)"
         )
-    return Fabric(
-        name=name,
-        kind="measured",
+    return Link(
         alpha=fit.alpha,
         beta=fit.beta,
-        description=entry.get("description", ""),
-        source=entry.get("source", ""),
+        kind="measured",
         fit=fit,
         measurements={"bytes": points.nbytes.tolist(), "seconds": points.seconds.tolist()},
     )
-
-
-def from_dict(data: dict[str, Any]) -> Fabric:
-    """Rebuild a Fabric from Fabric.as_dict()."""
-    fit = data.get("fit")
-    return Fabric(**{**data, "fit": Fit(**fit) if fit else None})

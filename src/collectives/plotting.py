@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import matplotlib
@@ -22,7 +23,8 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from .algorithms import ALGORITHMS
+from .algorithms import ALGORITHMS, parse_variant, variant_name
+from .fabrics import Fabric
 from .records import write_atomic
 
 LABELS = {
@@ -41,7 +43,18 @@ sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
 
 
 def label(algorithm: str) -> str:
-    return LABELS.get(algorithm, algorithm.replace("_", " "))
+    """A readable name for an algorithm variant: 'hierarchical-G8' -> 'hierarchical (G=8)'."""
+    base, group = parse_variant(algorithm)
+    name = LABELS.get(base, base.replace("_", " "))
+    return f"{name} (G={group})" if group else name
+
+
+def _colour(algorithm: str):
+    return PALETTE.get(parse_variant(algorithm)[0], "0.5")
+
+
+def _marker(algorithm: str) -> str:
+    return MARKERS.get(parse_variant(algorithm)[0], "o")
 
 
 def format_bytes(value: float, _pos: object = None) -> str:
@@ -111,17 +124,24 @@ def crossover_figure(
         for algorithm in algorithms:
             line = mine[mine.algorithm == algorithm]
             axis.plot(
-                line.message_bytes, line.time_s, marker=MARKERS[algorithm], markersize=3.5,
-                color=PALETTE[algorithm], label=label(algorithm),
+                line.message_bytes, line.time_s, marker=_marker(algorithm), markersize=3.5,
+                color=_colour(algorithm), label=label(algorithm),
             )  # fmt: skip
         point = crossover[
             (crossover.fabric == fabric) & (crossover.ranks == ranks) & (crossover.dtype == dtype)
         ]
-        if len(point) and np.isfinite(point.analytic_bytes.iloc[0]):
-            at = point.analytic_bytes.iloc[0]
+        replayed = len(point) and point.ranges_from.iloc[0] == "replay grid"
+        at = (
+            point.grid_bytes.iloc[0]
+            if replayed
+            else point.analytic_bytes.iloc[0]
+            if len(point)
+            else math.nan
+        )
+        if np.isfinite(at):  # on a two-level fabric, where the replay says so on the grid
             axis.axvline(at, color="0.3", linestyle="--", linewidth=1)
             axis.annotate(
-                f"ring beats rec.\ndoubling above\n{format_bytes(at)}", xy=(at, 0.97),
+                f"ring beats rec.\ndoubling from\n{format_bytes(at)}", xy=(at, 0.97),
                 xytext=(4, 0), xycoords=("data", "axes fraction"), textcoords="offset points",
                 va="top", fontsize=8, color="0.2",
             )  # fmt: skip
@@ -131,7 +151,7 @@ def crossover_figure(
     for axis in axes:
         axis.set_xlabel("message size (bytes)")
     for axis in axes[:: min(4, len(axes))]:
-        axis.set_ylabel("modeled time  α·rounds + β·bytes")
+        axis.set_ylabel("modeled time (replayed)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
     fig.suptitle(f"All-reduce cost on each fabric at N = {ranks} ranks ({dtype})", y=1.0)
@@ -147,7 +167,7 @@ def phase_figure(
     costs = costs[(costs.dtype == dtype) & costs.is_winner]
     fabrics = list(dict.fromkeys(costs.fabric))
     present = [a for a in algorithms if a in set(costs.algorithm)]
-    colours = ListedColormap([PALETTE[a] for a in present])
+    colours = ListedColormap([_colour(a) for a in present])
     index = {a: i for i, a in enumerate(present)}
     fig, axes = _panels(len(fabrics))
     for axis, fabric in zip(axes, fabrics, strict=True):
@@ -158,7 +178,11 @@ def phase_figure(
         cells = grid.apply(lambda column: column.map(index)).to_numpy(float)
         axis.pcolormesh(_edges(sizes), _edges(ranks), cells, cmap=colours, vmin=-0.5,
                         vmax=len(present) - 0.5, shading="flat")  # fmt: skip
-        bounds = crossover[(crossover.fabric == fabric) & (crossover.dtype == dtype)]
+        bounds = crossover[
+            (crossover.fabric == fabric)
+            & (crossover.dtype == dtype)
+            & (crossover.ranges_from == "analytic")  # a replayed fabric has only its grid
+        ]
         for algorithm in present:  # the analytic size at which each algorithm starts to win
             starts = bounds[bounds[f"{algorithm}_from_bytes"] > 0].sort_values("ranks")
             axis.plot(starts[f"{algorithm}_from_bytes"], starts.ranks, color="black", marker="o",
@@ -172,7 +196,7 @@ def phase_figure(
         axis.grid(False)
     for axis in axes[:: min(4, len(axes))]:
         axis.set_ylabel("ranks N")
-    handles = [Patch(color=PALETTE[a], label=label(a)) for a in present]
+    handles = [Patch(color=_colour(a), label=label(a)) for a in present]
     handles.append(plt.Line2D([], [], color="black", marker="o", label="analytic boundary"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)
     fig.suptitle(f"Cheapest all-reduce by message size and ranks ({dtype})", y=1.0)
@@ -206,10 +230,10 @@ def counts_figure(measurements: pd.DataFrame, elements: int, dtype: str, algorit
             if rows.empty:
                 continue
             norm = 1.0 if scale is None else rows.message_bytes.to_numpy(float)
-            colour = PALETTE[algorithm]
+            colour = _colour(algorithm)
             axis.plot(rows.ranks, rows[f"theory_{column}"] / norm, color=colour,
                       linestyle=DASHES.get(algorithm, "-"), linewidth=1.3)  # fmt: skip
-            axis.plot(rows.ranks, rows[column] / norm, linestyle="none", marker=MARKERS[algorithm],
+            axis.plot(rows.ranks, rows[column] / norm, linestyle="none", marker=_marker(algorithm),
                       markerfacecolor="none", markeredgecolor=colour, markersize=7)  # fmt: skip
             if scale == "per-rank":  # the average rank, for contrast with the busiest one
                 mean = 2 * rows.bytes_total / rows.ranks / norm
@@ -224,7 +248,7 @@ def counts_figure(measurements: pd.DataFrame, elements: int, dtype: str, algorit
     axes[0, 1].text(0.02, 0.97, "dotted: the average rank", transform=axes[0, 1].transAxes,
                     va="top", fontsize=8, color="0.3")  # fmt: skip
     handles = [
-        plt.Line2D([], [], color=PALETTE[a], linestyle=DASHES.get(a, "-"), marker=MARKERS[a],
+        plt.Line2D([], [], color=_colour(a), linestyle=DASHES.get(a, "-"), marker=_marker(a),
                    markerfacecolor="none", label=label(a))
         for a in algorithms
     ]  # fmt: skip
@@ -239,6 +263,7 @@ def counts_figure(measurements: pd.DataFrame, elements: int, dtype: str, algorit
 def hotspot_figure(records: list[dict]):
     """Bytes sent and received by every rank, one panel per algorithm (same N and M)."""
     records = sorted(records, key=lambda r: list(ALGORITHMS).index(r["algorithm"]))
+    names = [variant_name(r["algorithm"], r.get("ranks_per_node")) for r in records]
     fig, axes = plt.subplots(
         1, len(records), figsize=(3.6 * len(records), 3.4), sharey=True, squeeze=False
     )
@@ -247,14 +272,14 @@ def hotspot_figure(records: list[dict]):
         ((u, f) for u, f in (("MiB", 2**20), ("KiB", 2**10), ("B", 1)) if peak >= 4 * f),
         ("B", 1),
     )
-    for axis, record in zip(axes[0], records, strict=True):
+    for axis, record, name in zip(axes[0], records, names, strict=True):
         ranks = np.arange(record["ranks"])
         sent = np.array(record["bytes_sent"]) / scale
         received = np.array(record["bytes_recv"]) / scale
-        colour = PALETTE[record["algorithm"]]
+        colour = _colour(name)
         axis.bar(ranks, sent, color=colour, label="sent")
         axis.bar(ranks, received, bottom=sent, color=colour, alpha=0.45, label="received")
-        axis.set_title(label(record["algorithm"]))
+        axis.set_title(label(name))
         axis.set_xlabel("rank")
         axis.set_xticks(ranks)
     axes[0, 0].set_ylabel(f"bytes through the rank ({unit})")
@@ -268,32 +293,74 @@ def hotspot_figure(records: list[dict]):
 
 
 def fabric_fits_figure(fabrics: list[dict]):
-    """Each measured fabric's one-way times with the fitted alpha + beta * bytes."""
-    measured = [f for f in fabrics if f["kind"] == "measured"]
-    fig, axes = _panels(len(measured), width=4.0, height=3.2, sharex=False)
-    for axis, fabric in zip(axes, measured, strict=True):
-        nbytes = np.array(fabric["measurements"]["bytes"])
-        seconds = np.array(fabric["measurements"]["seconds"])
+    """Each measured link class: its one-way times with the fitted alpha + beta * bytes."""
+    panels = [panel for data in fabrics for panel in Fabric.from_dict(data).fitted()]
+    fig, axes = _panels(max(len(panels), 1), width=4.0, height=3.2, sharex=False)
+    for axis, (title, link) in zip(axes, panels, strict=False):
+        nbytes = np.array(link.measurements["bytes"])
+        seconds = np.array(link.measurements["seconds"])
         shown = np.maximum(nbytes, 0.5)  # a 0-byte message sits at 1/2 B on the log axis
         axis.plot(shown, seconds, "o", markersize=3.5, color="0.25", label="measured")
         sizes = np.geomspace(0.5, max(nbytes.max(), 1), 200)
-        axis.plot(sizes, fabric["alpha"] + fabric["beta"] * sizes, color="C3", label="fit")
-        fit = fabric["fit"]
+        axis.plot(sizes, link.alpha + link.beta * sizes, color="C3", label="fit")
         axis.text(
             0.03, 0.97,
-            f"α = {format_seconds(fabric['alpha'])}\n1/β = {1e-9 / fabric['beta']:.3g} GB/s\n"
-            f"R² = {fit['r_squared']:.3f}, max rel. err {fit['max_rel_residual']:.0%}",
+            f"α = {format_seconds(link.alpha)}\n1/β = {1e-9 / link.beta:.3g} GB/s\n"
+            f"R² = {link.fit.r_squared:.3f}, max rel. err {link.fit.max_rel_residual:.0%}",
             transform=axis.transAxes, va="top", fontsize=8,
         )  # fmt: skip
-        axis.set_title(fabric["name"])
+        axis.set_title(title)
         bytes_axis(axis)
         seconds_axis(axis)
         axis.set_xlabel("message size (bytes)")
-    if axes:
-        axes[0].set_ylabel("one-way time")
-        axes[0].legend(loc="lower right", fontsize=8)
+    if not panels:
+        axes[0].text(0.5, 0.5, "no measured fabric in the config", ha="center", va="center")
+    axes[0].set_ylabel("one-way time")
+    axes[0].legend(loc="lower right", fontsize=8)
     fig.suptitle(
         "Measured fabrics: one-way time and the fitted α + β·bytes (relative least squares)"
     )
+    fig.tight_layout()
+    return fig
+
+
+def structure_figure(
+    costs: pd.DataFrame, structure: dict | None, dtype: str, algorithms: Sequence[str]
+):
+    """On one two-level fabric at one N: every algorithm's replayed time (solid) against
+    the flat model's prediction (dashed), and the winner under each, size by size."""
+    fig = plt.figure(figsize=(9, 6.5))
+    if not structure:
+        fig.text(0.5, 0.5, "no two-level fabric chosen (figures.structure)", ha="center")
+        return fig
+    fabric, ranks = structure["fabric"], structure["ranks"]
+    data = costs[(costs.fabric == fabric) & (costs.ranks == ranks) & (costs.dtype == dtype)]
+    strip, axis = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 6]})
+    present = [a for a in algorithms if a in set(data.algorithm)]
+    for algorithm in present:
+        rows = data[data.algorithm == algorithm].sort_values("message_bytes")
+        colour = _colour(algorithm)
+        axis.plot(rows.message_bytes, rows.time_s, color=colour, marker=_marker(algorithm),
+                  markersize=3.5, label=label(algorithm))  # fmt: skip
+        axis.plot(rows.message_bytes, rows.closed_form_s, color=colour, linestyle="--",
+                  linewidth=1, alpha=0.8)  # fmt: skip
+    sizes = np.sort(data.message_bytes.unique())
+    edges = _edges(sizes)
+    for row, column in enumerate(("closed_form_s", "time_s")):
+        best = data.loc[data.groupby("message_bytes")[column].idxmin()].sort_values("message_bytes")
+        for (low, high), algorithm in zip(pairwise(edges), best.algorithm, strict=True):
+            strip.axvspan(low, high, ymin=row / 2, ymax=(row + 1) / 2, color=_colour(algorithm))
+    strip.set_yticks([0.25, 0.75], ["flat model", "replayed"])
+    strip.set_ylim(0, 1)
+    strip.set_title("cheapest algorithm", fontsize=10)
+    strip.grid(False)
+    bytes_axis(axis)
+    seconds_axis(axis)
+    axis.set_xlim(edges[0], edges[-1])
+    axis.set_xlabel("message size (bytes)")
+    axis.set_ylabel("time")
+    axis.legend(fontsize=8, loc="upper left", title="solid: replayed · dashed: flat model",
+                title_fontsize=8)  # fmt: skip
+    fig.suptitle(f"{fabric}: N = {ranks} ranks, structure against the flat α-β model ({dtype})")
     fig.tight_layout()
     return fig

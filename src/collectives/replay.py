@@ -17,11 +17,14 @@ sent yet), so the replay is linear in the trace, not an event-by-event simulatio
 from __future__ import annotations
 
 import bisect
+import json
 from collections import defaultdict, deque
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from .algorithms import variant_name
 from .trace import RECV, SEND, Trace
 
 
@@ -177,3 +180,22 @@ def by_link_class(trace: Trace, ranks_per_node: int) -> dict[str, dict[str, int]
             "bytes_critical": round(replay(trace, cost[per_byte])),
         }
     return counts
+
+
+def replay_runs(record_paths: list[str | Path], topology: Topology) -> list[dict]:
+    """The replayed time of every run on one fabric (each trace sits next to its record),
+    as rows of (algorithm variant, ranks, elements, dtype, replayed_s)."""
+    rows = []
+    for path in map(Path, record_paths):
+        record = json.loads(path.read_text())
+        trace = Trace.load(path.parent / record["trace"])
+        rows.append(
+            {
+                "algorithm": variant_name(record["algorithm"], record.get("ranks_per_node")),
+                "ranks": record["ranks"],
+                "elements": record["elements"],
+                "dtype": record["dtype"],
+                "replayed_s": replay(trace, topology),
+            }
+        )
+    return rows

@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from .algorithms import variant_name
 from .theory import COUNT_FIELDS
 
 # The two rows of the seed post's table (algorithm, N, M, rounds, bytes), float64.
 SEED_ROWS = [("ring", 8, 1024, 14, 114688), ("recursive_doubling", 8, 1024, 3, 196608)]
 
 COLUMNS = [
-    "algorithm", "ranks", "elements", "dtype", "itemsize", "message_bytes", "seed", "data",
+    "algorithm", "ranks_per_node", "ranks", "elements", "dtype", "itemsize", "message_bytes",
+    "seed", "data",
     *COUNT_FIELDS, *(f"theory_{f}" for f in COUNT_FIELDS), "matches_theory", "verified",
     "ranks_agree", "max_abs_error", "elements_reduced", "wall_seconds", "collective_seconds",
 ]  # fmt: skip
@@ -30,10 +32,14 @@ def load_records(paths: Iterable[str | Path]) -> list[dict]:
 
 
 def measurements_table(records: list[dict]) -> pd.DataFrame:
-    """One row per run: grid point, measured counts, theory, and the checks."""
+    """One row per run: grid point, measured counts, theory, and the checks.
+
+    `algorithm` names the variant: a hierarchical run on nodes of 8 is 'hierarchical-G8'.
+    """
     rows = []
     for record in records:
         row = {key: record[key] for key in COLUMNS if key in record}
+        row["algorithm"] = variant_name(record["algorithm"], record.get("ranks_per_node"))
         row["message_bytes"] = record["elements"] * record["itemsize"]
         row.update({f"theory_{f}": record["theory"][f] for f in COUNT_FIELDS})
         rows.append(row)

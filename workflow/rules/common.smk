@@ -5,11 +5,12 @@ import json
 import math
 import os
 
+from collectives.fabrics import measured_parts
 from collectives.grid import expand_axis
 
 
 wildcard_constraints:
-    algorithm="[a-z_]+",
+    algorithm="[a-z_]+(-G[0-9]+)?",
     dtype="[a-z0-9]+",
     ranks="[0-9]+",
     elements="[0-9]+",
@@ -39,13 +40,34 @@ def run_path(algorithm, ranks, elements, dtype):
 
 
 def all_runs():
-    """Every record of the grid, in a stable order."""
+    """Every record of the grid, in a stable order (hierarchical variants only where their
+    node size divides N)."""
     return [
-        run_path(algorithm, ranks, elements, dtype)
+        run_path(variant.name, ranks, elements, dtype)
         for dtype in PLAN.dtypes
-        for algorithm in PLAN.algorithms
+        for variant in PLAN.variants
         for ranks in PLAN.ranks
+        if variant.runs_at(ranks)
         for elements in PLAN.elements
+    ]
+
+
+def all_traces():
+    """The message trace beside every record."""
+    return [path.removesuffix(".json") + ".trace.npz" for path in all_runs()]
+
+
+def variant_arguments(wildcards):
+    """The `collectives measure` options of a variant, e.g. hierarchical-G8."""
+    return next(v for v in PLAN.variants if v.name == wildcards.algorithm).arguments()
+
+
+def runs_at(ranks, elements, dtype):
+    """The records of every variant at one grid point."""
+    return [
+        run_path(variant.name, ranks, elements, dtype)
+        for variant in PLAN.variants
+        if variant.runs_at(ranks)
     ]
 
 
@@ -56,13 +78,11 @@ def fabric_config(wildcards):
 
 
 def fabric_measurements(wildcards):
-    """The point-to-point file a fabric is fitted from (none for a given fabric)."""
-    kind = PLAN.fabrics[wildcards.fabric]
-    if kind == "measured":
-        return [config["fabrics"][wildcards.fabric]["measurements"]]
-    if kind == "pingpong":
+    """The point-to-point files a fabric is fitted from (none for given link classes)."""
+    if PLAN.fabrics[wildcards.fabric] == "pingpong":
         return [f"{RESULTS}/pingpong/{wildcards.fabric}.csv"]
-    return []
+    entry = config["fabrics"][wildcards.fabric]
+    return [part["measurements"] for part in measured_parts(entry)]
 
 
 def figure_outputs(name, category):

@@ -1,13 +1,15 @@
-# Stage 4, cost: modeled times from the measured counts, crossovers, the fitted cost shape.
+# Stage 4, cost: replayed and closed-form times, winners, crossovers, the fitted cost shape.
 
 
 rule costs:
     input:
         measurements=f"{RESULTS}/tables/measurements.csv",
         fabrics=f"{RESULTS}/tables/fabrics.csv",
+        replays=expand(f"{RESULTS}/replay/{{fabric}}.csv", fabric=PLAN.fabrics),
     output:
         costs=f"{RESULTS}/tables/costs.csv",
         crossover=f"{RESULTS}/tables/crossover.csv",
+        replay_check=f"{RESULTS}/tables/replay_vs_closed_form.csv",
     log:
         f"{RESULTS}/logs/costs.log",
     priority: 1  # the tail of the DAG: start as soon as the inputs exist

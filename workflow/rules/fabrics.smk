@@ -1,4 +1,5 @@
-# Stage 3, fabrics: alpha and beta of every fabric, given or fitted from measurements.
+# Stage 3, fabrics: the link classes of every fabric, given or fitted from measurements,
+# and every run's trace replayed on each fabric.
 
 
 rule pingpong:
@@ -53,3 +54,19 @@ rule fabrics_table:
         ENV
     script:
         "../scripts/fabrics_table.py"
+
+
+rule replay:
+    input:
+        fabric=f"{RESULTS}/fabrics/{{fabric}}.json",
+        records=all_runs(),
+        traces=all_traces(),
+    output:
+        f"{RESULTS}/replay/{{fabric}}.csv",
+    log:
+        f"{RESULTS}/logs/replay/{{fabric}}.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
+    script:
+        "../scripts/replay.py"

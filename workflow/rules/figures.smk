@@ -58,15 +58,11 @@ rule figure_counts:
 
 rule figure_hotspot:
     input:
-        [
-            run_path(
-                algorithm,
-                config["figures"]["hotspot"]["ranks"],
-                config["figures"]["hotspot"]["elements"],
-                config["figures"]["dtype"],
-            )
-            for algorithm in PLAN.algorithms
-        ],
+        runs_at(
+            config["figures"]["hotspot"]["ranks"],
+            config["figures"]["hotspot"]["elements"],
+            config["figures"]["dtype"],
+        ),
     output:
         **figure_outputs("hotspot", "2. The measured counts"),
     log:
@@ -83,7 +79,7 @@ rule figure_fabric_fits:
         [
             f"{RESULTS}/fabrics/{fabric}.json"
             for fabric, kind in PLAN.fabrics.items()
-            if kind != "given"
+            if kind != "given"  # structured ones too: their classes may be measured
         ],
     output:
         **figure_outputs("fabric_fits", "3. The fabrics"),
@@ -94,3 +90,21 @@ rule figure_fabric_fits:
         ENV
     script:
         "../scripts/figure_fabric_fits.py"
+
+
+rule figure_structure:
+    input:
+        f"{RESULTS}/tables/costs.csv",
+    output:
+        **figure_outputs("structure", "3. The fabrics"),
+    log:
+        f"{RESULTS}/logs/figures/structure.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
+    params:
+        structure=config["figures"].get("structure"),
+        dtype=config["figures"]["dtype"],
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/figure_structure.py"

@@ -15,10 +15,11 @@ rule measure:
         mem_mb=measure_memory_mb,
         runtime=RUNTIME_MINUTES,
     params:
+        variant=variant_arguments,
         seed=config.get("seed", 0),
         data=config.get("data", "int"),
     shell:
-        "collectives measure --algorithm {wildcards.algorithm} --ranks {wildcards.ranks}"
+        "collectives measure {params.variant} --ranks {wildcards.ranks}"
         " --elements {wildcards.elements} --dtype {wildcards.dtype} --seed {params.seed}"
         " --data {params.data} --timeout {resources.runtime}m --output {output.record}"
         " --trace {output.trace} 2> {log}"

@@ -1,4 +1,5 @@
-"""Modeled time of every run on every fabric, the winners, and the ring/RD crossovers."""
+"""Replayed and closed-form time of every run on every fabric, the winners, the crossovers,
+and where the replay departs from the closed form on flat fabrics."""
 
 import sys
 
@@ -11,6 +12,8 @@ from collectives.records import write_csv
 
 measurements = pd.read_csv(snakemake.input.measurements)
 fabrics = pd.read_csv(snakemake.input.fabrics)
-costs = cost.modeled_costs(measurements, fabrics, snakemake.params.algorithms)
+replayed = pd.concat(map(pd.read_csv, snakemake.input.replays), ignore_index=True)
+costs = cost.modeled_costs(measurements, fabrics, snakemake.params.algorithms, replayed)
 write_csv(snakemake.output.costs, costs)
 write_csv(snakemake.output.crossover, cost.crossover_table(measurements, fabrics, costs))
+write_csv(snakemake.output.replay_check, cost.replay_vs_closed_form(costs, fabrics))

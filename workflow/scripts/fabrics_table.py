@@ -11,5 +11,5 @@ import pandas as pd
 from collectives import fabrics
 from collectives.records import write_csv
 
-rows = [fabrics.from_dict(json.loads(Path(p).read_text())).row() for p in snakemake.input]
+rows = [fabrics.Fabric.from_dict(json.loads(Path(p).read_text())).row() for p in snakemake.input]
 write_csv(snakemake.output[0], pd.DataFrame(rows))

@@ -40,3 +40,14 @@ def get(name: str) -> Allreduce:
 def describe(name: str) -> str:
     """The first line of an algorithm's module docstring."""
     return (sys.modules[ALGORITHMS[name].__module__].__doc__ or "").strip().splitlines()[0]
+
+
+def variant_name(algorithm: str, ranks_per_node: int | None = None) -> str:
+    """How the pipeline names an algorithm with its parameters: 'ring', 'hierarchical-G8'."""
+    return algorithm if ranks_per_node is None else f"{algorithm}-G{ranks_per_node}"
+
+
+def parse_variant(name: str) -> tuple[str, int | None]:
+    """The inverse of variant_name: (algorithm, ranks_per_node)."""
+    algorithm, _, group = name.partition("-G")
+    return algorithm, int(group) if group else None

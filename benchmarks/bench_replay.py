@@ -1,0 +1,67 @@
+"""Benchmark of the replay: every trace of a results directory on one fabric, and one ring.
+
+    python benchmarks/bench_replay.py [--runs results/runs] [--repeat 3]
+
+Times (medians of --repeat) replaying all traces under --runs (the pipeline's default grid)
+on a flat and on a two-level fabric with shared NICs, loading included, and a ring trace at
+N=256, M=2^16 alone; prints the targets of the issue beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+from collectives.measure import measure_with_trace
+from collectives.replay import LinkClass, Topology, replay, replay_runs
+
+FLAT = Topology(LinkClass(2.6e-6, 1.05e-10))
+TWO_LEVEL = Topology(
+    LinkClass(3e-7, 2.3e-11), LinkClass(2.6e-6, 1.05e-10), ranks_per_node=8, nic_per_node=1
+)
+
+
+def timed(function, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default="results/runs", help="directory of run records")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"machine: {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
+
+    records = sorted(Path(args.runs).rglob("*.json"))
+    if records:
+        events = sum(json.loads(p.read_text())["messages"] * 2 for p in records)  # sends + receives
+        for name, topology in (("flat", FLAT), ("two-level, 1 NIC per 8", TWO_LEVEL)):
+            seconds = timed(lambda t=topology: replay_runs(records, t), args.repeat)
+            verdict = "met" if seconds <= 5 else "MISSED"
+            print(
+                f"all {len(records)} traces ({events} message events), {name}: "
+                f"{seconds:.2f} s  (target <= 5 s: {verdict})"
+            )
+    else:
+        print(f"no records under {args.runs}: run the pipeline first for the grid benchmark")
+
+    _, trace = measure_with_trace("ring", 256, 1 << 16)
+    seconds = timed(lambda: replay(trace, FLAT), args.repeat)
+    verdict = "met" if seconds <= 1 else "MISSED"
+    print(
+        f"ring N=256 M=2^16 ({len(trace.kind)} events): {seconds:.3f} s  (target <= 1 s: {verdict})"
+    )
+
+
+if __name__ == "__main__":
+    main()
