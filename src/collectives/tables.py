@@ -22,6 +22,19 @@ COLUMNS = [
 ]  # fmt: skip
 
 
+def record_path(results: str | Path, algorithm: str, ranks: int, elements: int, dtype: str) -> str:
+    """Where the pipeline keeps one grid point's record (its trace sits beside it)."""
+    return f"{results}/runs/{dtype}/{algorithm}/N{ranks}_M{elements}.json"
+
+
+def record_paths(results: str | Path, table: pd.DataFrame) -> list[str]:
+    """The records behind the rows of a measurements table."""
+    return [
+        record_path(results, row.algorithm, row.ranks, row.elements, row.dtype)
+        for row in table.itertuples()
+    ]
+
+
 class RunCheckError(RuntimeError):
     """Some run did not verify or did not match theory."""
 

@@ -7,6 +7,7 @@ import os
 
 from collectives.fabrics import measured_parts
 from collectives.grid import expand_axis
+from collectives.tables import record_path
 
 
 wildcard_constraints:
@@ -36,7 +37,7 @@ def measure_memory_mb(wildcards):
 
 def run_path(algorithm, ranks, elements, dtype):
     """Where one grid point's record lives."""
-    return f"{RESULTS}/runs/{dtype}/{algorithm}/N{ranks}_M{elements}.json"
+    return record_path(RESULTS, algorithm, ranks, elements, dtype)
 
 
 def all_runs():
@@ -50,11 +51,6 @@ def all_runs():
         if variant.runs_at(ranks)
         for elements in PLAN.elements
     ]
-
-
-def all_traces():
-    """The message trace beside every record."""
-    return [path.removesuffix(".json") + ".trace.npz" for path in all_runs()]
 
 
 def variant_arguments(wildcards):
