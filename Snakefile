@@ -42,7 +42,15 @@ os.environ["PATH"] = (
     f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 )
 RESULTS = "results"
-FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure"]
+FIGURES = [
+    "crossover",
+    "phase",
+    "counts",
+    "hotspot",
+    "fabric_fits",
+    "structure",
+    "workloads",
+]
 
 
 include: "workflow/rules/common.smk"
@@ -63,6 +71,10 @@ rule all:
         f"{RESULTS}/tables/costs.csv",
         f"{RESULTS}/tables/crossover.csv",
         f"{RESULTS}/tables/cost_model.md",
+        f"{RESULTS}/tables/workloads.csv",
+        f"{RESULTS}/tables/selection.csv",
+        f"{RESULTS}/tables/selection_vs_libraries.md",
+        expand(f"{RESULTS}/selection/{{fabric}}.json", fabric=PLAN.fabrics),
         expand(
             f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=FIGURES, ext=["png", "pdf"]
         ),

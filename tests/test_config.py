@@ -30,6 +30,13 @@ def test_the_shipped_config_is_valid():
     assert plan.fabrics["tcp-10gbe"] == "measured"
 
 
+def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
+    config = copy.deepcopy(CONFIG)
+    config["workloads"]["gpt3-175b"].update(tp=1, dp=1)
+    del config["workloads"]["gpt3-175b"]["tp_fabric"], config["workloads"]["gpt3-175b"]["dp_fabric"]
+    check(config, REPO)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -46,6 +53,12 @@ def test_the_shipped_config_is_valid():
         (lambda c: c["figures"].update(crossover_ranks=5), "figures.crossover_ranks: 5 is not"),
         (lambda c: c["figures"]["hotspot"].update(elements=3), "figures.hotspot.elements"),
         (lambda c: c["fabrics"].update({"bad name": {"alpha": 1, "beta": 1}}), "names may use"),
+        (lambda c: c["workloads"]["gpt3-175b"].update(tp=6),
+         r"workloads.gpt3-175b.tp: 6 is not on the ranks axis"),
+        (lambda c: c["workloads"]["gpt3-175b"].update(dp_fabric="omnipath"),
+         "workloads.gpt3-175b.dp_fabric: no fabric 'omnipath' in fabrics"),
+        (lambda c: c["workloads"]["gpt3-175b"].pop("tp_fabric"),
+         "workloads.gpt3-175b.tp_fabric: needed when tp > 1"),
     ],
 )  # fmt: skip
 def test_problems_are_named_by_key(change, message):

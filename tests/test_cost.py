@@ -74,30 +74,25 @@ def test_crossover_of_ring_and_recursive_doubling_at_eight_ranks():
     )
 
 
-def test_best_ranges_tile_the_sizes_with_the_cheapest_algorithm():
-    """Each algorithm's interval, checked against the cheapest line at many sizes."""
+def test_winner_ranges_tile_the_sizes_with_the_cheapest_algorithm():
     costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
-    table = cost.crossover_table(GRID, FABRICS, costs)
-    coefficients = cost.per_rank_count_coefficients(GRID).set_index(["algorithm", "ranks"])
-    for row in table.itertuples():
-        ranges = {
-            a: (getattr(row, f"{a}_from_bytes"), getattr(row, f"{a}_to_bytes"))
-            for a in ALGORITHMS
-            if np.isfinite(getattr(row, f"{a}_from_bytes", np.nan))
-        }
-        edges = sorted(ranges.values())
-        assert edges[0][0] == 0 and np.isinf(edges[-1][1])
-        assert all(a[1] == b[0] for a, b in pairwise(edges))  # contiguous
-        for size in np.geomspace(1, 2**30, 97):
-            times = {
-                a: coefficients.loc[(a, row.ranks)].rounds * row.alpha_s
-                + (coefficients.loc[(a, row.ranks)].bytes_per_byte * size
-                   + coefficients.loc[(a, row.ranks)].bytes_intercept) * row.beta_s_per_byte
-                for a in ALGORITHMS
-            }  # fmt: skip
-            best = min(times.values())
-            inside = [a for a, (low, high) in ranges.items() if low <= size < high]
-            assert len(inside) == 1 and times[inside[0]] == pytest.approx(best)
+    for _, group in costs.groupby(["fabric", "ranks"]):
+        ranges = cost.winner_ranges(group)
+        assert ranges[0][0] == 0 and np.isinf(ranges[-1][1])
+        assert all(a[1] == b[0] for a, b in pairwise(ranges))  # contiguous
+        for row in group[group.is_winner].itertuples():  # every grid size in its winner's range
+            (inside,) = [name for low, high, name in ranges if low <= row.message_bytes < high]
+            assert inside == row.algorithm
+
+
+def test_thresholds_are_exact_where_the_counts_are_affine():
+    """N = 8: T_rd = 3a + 3Bb and T_rabenseifner = 6a + 1.75Bb cross at B = 2.4 a/b."""
+    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+    for fabric in FABRICS.itertuples():
+        group = costs[(costs.fabric == fabric.fabric) & (costs.ranks == 8)]
+        ranges = cost.winner_ranges(group)
+        (rd_end,) = [high for _, high, name in ranges if name == "recursive_doubling"]
+        assert rd_end == pytest.approx(2.4 * fabric.alpha_s / fabric.beta_s_per_byte)
 
 
 def test_rabenseifner_beats_ring_and_recursive_doubling_in_the_middle():

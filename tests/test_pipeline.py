@@ -19,8 +19,9 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
-          "cost_model.md"]  # fmt: skip
-FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure"]
+          "cost_model.md", "workloads.csv", "selection.csv",
+          "selection_vs_libraries.md"]  # fmt: skip
+FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads"]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -123,6 +124,45 @@ def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
     assert "fabric" not in jobs
 
 
+def test_the_small_workload_lands_on_its_fabrics(workdir):
+    table = pd.read_csv(workdir / "results/tables/workloads.csv")
+    assert list(zip(table.group, table.fabric, table.ranks, table.message_bytes,
+                    table.count_per_step, strict=True)) == [
+        ("TP", "infiniband", 2, 2 * 8 * 256 * 2, 4 * 4),
+        ("DP", "ethernet", 8, 131072, 7),  # 1e6 parameters / TP 2 x 2 bytes = 1 MB
+        ("DP", "ethernet", 8, 1_000_000 - 7 * 131072, 1),
+    ]  # fmt: skip
+    assert (table.winner_s <= table.runner_up_s).all()
+    assert table.workload_per_step_s.iloc[0] == pytest.approx(table.per_step_s.sum())
+
+
+def test_every_fabric_s_selection_json_round_trips(workdir):
+    from collectives.selection import load_selection_json
+
+    table = pd.read_csv(workdir / "results/tables/selection.csv").astype({"max_bytes": "Int64"})
+    for fabric, rows in table.groupby("fabric"):
+        back = load_selection_json(workdir / "results/selection" / f"{fabric}.json")
+        expected = rows.drop(columns=["fabric", "algorithm"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(back, expected, check_dtype=False)
+    comparison = (workdir / "results/tables/selection_vs_libraries.md").read_text()
+    for fabric in table.fabric.unique():
+        assert f"## {fabric}" in comparison
+
+
+def test_adding_a_workload_reruns_no_measure_job(workdir):
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    config["workloads"]["tiny-decode"] = {
+        "hidden": 256, "sequence": 1, "micro_batch": 4, "layers": 4, "parameters": 1.0e6,
+        "dtype_bytes": 2, "tp": 8, "dp": 1, "backward": False, "tp_fabric": "ethernet",
+    }  # fmt: skip
+    extended = workdir / "more_workloads.yaml"
+    extended.write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "-n", config=str(extended))
+    assert done.returncode == 0, done.stderr
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
+    assert set(jobs) == {"workloads", "figure_workloads", "all", "total"}
+
+
 def test_the_report_is_written(workdir):
     done = snakemake(workdir, "--report", "results/report.html")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -140,6 +180,10 @@ def test_the_report_is_written(workdir):
         (lambda c: c["figures"].update(structure={"fabric": "ethernet", "ranks": 8}),
          "figures.structure.fabric: ethernet is not a two-level fabric"),
         (lambda c: c.update(ranks=[0, 2]), "ranks"),
+        (lambda c: c["workloads"]["tiny-gpt"].update(tp=4),
+         "workloads.tiny-gpt.tp: 4 is not on the ranks axis"),
+        (lambda c: c["workloads"]["tiny-gpt"].pop("dp_fabric"),
+         "workloads.tiny-gpt.dp_fabric: needed when dp > 1"),
         (lambda c: c.update(elements=[0]), "elements"),
         (lambda c: c["fabrics"].update(nothing={"description": "x"}), "fabrics.nothing"),
         (lambda c: c["fabrics"].update(gone={"measurements": "no/such.txt"}), "fabrics.gone"),

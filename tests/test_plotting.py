@@ -6,16 +6,9 @@ import pytest
 
 from collectives import cost, plotting
 from collectives.measure import measure
+from collectives.workloads import Workload, workloads_table
 
 from .test_cost import ALGORITHMS, FABRICS, GRID
-
-
-def test_units():
-    assert plotting.format_bytes(1) == "1 B"
-    assert plotting.format_bytes(4096) == "4 KiB"
-    assert plotting.format_bytes(3 * 2**20 + 2**19) == "3.5 MiB"
-    assert plotting.format_seconds(3e-6) == "3 us"
-    assert plotting.format_seconds(0.25) == "250 ms"
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +42,23 @@ def test_counts_and_hotspot_figures(tmp_path):
     figure = plotting.hotspot_figure(records)
     assert [axis.get_title() for axis in figure.axes] == [plotting.label(a) for a in ALGORITHMS]
     plotting.save_figure(figure, tmp_path / "h.png")
+
+
+def test_workloads_figure_has_a_panel_per_fabric_and_a_label_per_group(tables, tmp_path):
+    costs, crossover = tables
+    shape = {"hidden": 4096, "sequence": 1, "micro_batch": 1, "layers": 2, "parameters": 1e9,
+             "dtype_bytes": 2, "tp": 8, "dp": 16, "tp_fabric": "fast-latency",
+             "dp_fabric": "slow-latency"}  # fmt: skip
+    workloads = [Workload.from_config("a", shape), Workload.from_config("b", {**shape, "dp": 4})]
+    table = workloads_table(workloads, costs, "float64", ALGORITHMS)
+    figure = plotting.workloads_figure(costs, crossover, table, "float64", ALGORITHMS)
+    panels = [axis for axis in figure.axes if axis.get_title()]
+    assert [axis.get_title() for axis in panels] == ["fast-latency", "slow-latency"]
+    labels = [text.get_text().split(":")[0] for text in panels[1].texts if "(N=" in text.get_text()]
+    assert labels == ["a DP (N=16)", "b DP (N=4)"]  # one label per group, buckets merged
+    plotting.save_figure(figure, tmp_path / "w.png")
+    empty = workloads_table([], costs, "float64", ALGORITHMS)
+    plotting.save_figure(
+        plotting.workloads_figure(costs, crossover, empty, "float64", ALGORITHMS),
+        tmp_path / "e.png",
+    )

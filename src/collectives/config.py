@@ -93,6 +93,19 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     _figure_choice(hotspot, "ranks", ranks, "ranks", "figures.hotspot")
     _figure_choice(hotspot, "elements", elements, "elements", "figures.hotspot")
     _figure_choice(figures, "dtype", config["dtypes"], "dtypes")
+    for name, entry in config.get("workloads", {}).items():
+        for group in ("tp", "dp"):
+            where, fabric = f"workloads.{name}", entry.get(f"{group}_fabric")
+            if entry[group] == 1:
+                continue  # a group of one rank does no all-reduce
+            if entry[group] not in ranks:
+                raise ConfigError(
+                    f"{where}.{group}: {entry[group]} is not on the ranks axis {ranks}"
+                )
+            if fabric is None:
+                raise ConfigError(f"{where}.{group}_fabric: needed when {group} > 1")
+            if fabric not in fabrics:
+                raise ConfigError(f"{where}.{group}_fabric: no fabric {fabric!r} in fabrics")
     structure = figures.get("structure")
     if structure:
         if fabrics.get(structure["fabric"]) != "structured":

@@ -7,7 +7,6 @@ rounds plus the bandwidth-bound critical path in bytes, both as measured (never 
 from __future__ import annotations
 
 import math
-from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -113,7 +112,7 @@ def crossover_bytes(a: pd.Series, b: pd.Series, alpha: float, beta: float) -> fl
     Solves r_a alpha + (k_a B + c_a) beta = r_b alpha + (k_b B + c_b) beta for B; b must
     move fewer bytes per message byte (k_b < k_a) to ever catch up.
     """
-    if b.bytes_per_byte >= a.bytes_per_byte - 1e-12:
+    if b.bytes_per_byte >= a.bytes_per_byte * (1 - 1e-9):  # parallel or diverging lines
         return math.nan
     numerator = (b.rounds - a.rounds) * alpha + (b.bytes_intercept - a.bytes_intercept) * beta
     return max(0.0, numerator / ((a.bytes_per_byte - b.bytes_per_byte) * beta))
@@ -130,11 +129,12 @@ def crossover_table(
     message-size range in which each algorithm is the cheapest of all.
 
     analytic_bytes solves T_ring = T_rd in the flat model from the measured per-N
-    coefficients; grid_bytes is the smallest grid size from which ring wins (time_s, the
-    replay) at every larger grid size too. Each `<algorithm>_from_bytes` / `_to_bytes` pair
-    bounds the sizes where that algorithm is cheapest: on a flat fabric the lower envelope
-    of the affine cost lines, on a two-level fabric the grid sizes it wins in the replay
-    (`ranges_from` says which); empty if never.
+    coefficients; replayed_bytes is where ring's and recursive doubling's replayed times
+    cross for the last time between grid sizes (equal to analytic_bytes on a flat fabric);
+    grid_bytes is the smallest grid size from which ring wins at every larger grid size.
+    Each `<algorithm>_from_bytes` / `_to_bytes` pair bounds the sizes where that algorithm
+    is the cheapest of all (see winner_ranges; from its first interval to the end of its
+    last); empty if never.
     """
     coefficients = per_rank_count_coefficients(measurements).set_index(
         ["dtype", "algorithm", "ranks"]
@@ -153,10 +153,8 @@ def crossover_table(
                 "alpha_s": alpha,
                 "beta_s_per_byte": beta,
                 "analytic_bytes": math.nan,
+                "replayed_bytes": math.nan,
                 "grid_bytes": math.nan,
-                "ranges_from": (
-                    "replay grid" if getattr(fabric, "kind", "") == "structured" else "analytic"
-                ),
             }
             row |= {f"{a}_{end}_bytes": math.nan for a in algorithms for end in ("from", "to")}
             here = coefficients.xs((dtype, ranks), level=("dtype", "ranks"))
@@ -172,56 +170,51 @@ def crossover_table(
                 row["grid_bytes"] = (
                     float(suffix.index[suffix.values][0]) if suffix.any() else math.nan
                 )
-            if row["ranges_from"] == "replay grid":  # a replay is not affine in M
-                ranges = grid_ranges(group)
-            else:
-                present = [a for a in algorithms if a in here.index]
-                ranges = best_ranges(here.loc[present], alpha, beta)
-            for algorithm, (low, high) in ranges.items():
-                row[f"{algorithm}_from_bytes"], row[f"{algorithm}_to_bytes"] = low, high
+                pair = winner_ranges(among(group, [latency_optimal, bandwidth_optimal]))
+                if pair[-1][2] == bandwidth_optimal:
+                    row["replayed_bytes"] = pair[-1][0]
+            for low, high, algorithm in winner_ranges(group):
+                first = row[f"{algorithm}_from_bytes"]
+                row[f"{algorithm}_from_bytes"] = low if math.isnan(first) else first
+                row[f"{algorithm}_to_bytes"] = high
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def grid_ranges(costs: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """From the first to past the last grid size each algorithm wins: {name: (from, to)}."""
-    winners = costs[costs.is_winner].sort_values("message_bytes")
-    sizes = list(winners.message_bytes)
-    ranges: dict[str, tuple[float, float]] = {}
-    for index, (size, algorithm) in enumerate(zip(sizes, winners.algorithm, strict=True)):
-        after = float(sizes[index + 1]) if index + 1 < len(sizes) else math.inf
-        ranges[algorithm] = (ranges.get(algorithm, (float(size), after))[0], after)
-    return ranges
+def among(costs: pd.DataFrame, algorithms: list[str]) -> pd.DataFrame:
+    """A costs slice restricted to `algorithms`, its winners recomputed (ties: first listed)."""
+    rows = costs[costs.algorithm.isin(algorithms)].copy()
+    rows["_order"] = rows.algorithm.map({name: i for i, name in enumerate(algorithms)})
+    point = ["fabric", "dtype", "ranks", "message_bytes"]
+    first = rows.sort_values([*point, "time_s", "_order"]).groupby(point).head(1).index
+    rows["is_winner"] = rows.index.isin(first)
+    return rows.drop(columns="_order")
 
 
-def best_ranges(
-    coefficients: pd.DataFrame, alpha: float, beta: float
-) -> dict[str, tuple[float, float]]:
-    """Where each algorithm (row) is cheapest: {name: (from_bytes, to_bytes)}.
+def winner_ranges(costs: pd.DataFrame) -> list[tuple[float, float, str]]:
+    """The message-size intervals [low, high) of the cheapest algorithm, over one (fabric,
+    N) slice of a costs table with `is_winner` set.
 
-    Each cost T_a(B) = r_a alpha + (k_a B + c_a) beta is a line in the message size B, so
-    every algorithm wins at most one interval of the lower envelope; the ends are the
-    lines' crossings (to_bytes is inf for the largest sizes). Ties go to the first row.
+    Where the winner changes between two neighbouring grid sizes, the threshold is where
+    the two algorithms' times cross on the straight lines between those sizes: exact where
+    the counts are affine in M there (between sizes that N divides, on any flat fabric).
+    The first interval starts at 0 and the last one never ends.
     """
-    intercept = coefficients.rounds * alpha + coefficients.bytes_intercept * beta
-    slope = coefficients.bytes_per_byte * beta
-    names = list(coefficients.index)
-    breaks = {0.0, math.inf}
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            if abs(slope[a] - slope[b]) > 1e-300:
-                at = (intercept[b] - intercept[a]) / (slope[a] - slope[b])
-                if at > 0:
-                    breaks.add(float(at))
-    edges = sorted(breaks)
-    ranges: dict[str, tuple[float, float]] = {}
-    for low, high in pairwise(edges):
-        probe = low * 2 + 1 if math.isinf(high) else (low + high) / 2
-        times = intercept + slope * probe
-        winner = min(names, key=lambda name: (times[name], names.index(name)))
-        first = ranges.get(winner, (low, high))[0]
-        ranges[winner] = (first, high)
-    return ranges
+    times = costs.pivot_table(index="message_bytes", columns="algorithm", values="time_s")
+    winners = costs[costs.is_winner].set_index("message_bytes").algorithm.sort_index()
+    sizes = list(winners.index)
+    intervals: list[list] = []
+    for index, (size, winner) in enumerate(winners.items()):
+        if intervals and intervals[-1][2] == winner:
+            continue
+        if intervals:
+            previous, loser = sizes[index - 1], intervals[-1][2]
+            gap = times.loc[[previous, size], [loser, winner]]
+            rise = (gap[winner].diff() - gap[loser].diff()).iloc[1]
+            start = previous + (gap[loser] - gap[winner]).iloc[0] / rise * (size - previous)
+            intervals[-1][1] = start
+        intervals.append([0.0 if not intervals else start, math.inf, winner])
+    return [(float(low), float(high), name) for low, high, name in intervals]
 
 
 def cost_shape(measurements: pd.DataFrame) -> pd.DataFrame:

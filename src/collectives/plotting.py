@@ -26,6 +26,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from .algorithms import ALGORITHMS, parse_variant, variant_name
 from .fabrics import Fabric
 from .records import write_atomic
+from .units import format_bytes, format_seconds
 
 LABELS = {
     "naive": "naive (gather + broadcast)",
@@ -55,26 +56,6 @@ def _colour(algorithm: str):
 
 def _marker(algorithm: str) -> str:
     return MARKERS.get(parse_variant(algorithm)[0], "o")
-
-
-def format_bytes(value: float, _pos: object = None) -> str:
-    """1 -> '1 B', 4096 -> '4 KiB', 1048576 -> '1 MiB' (3 significant digits)."""
-    if value <= 0:
-        return "0"
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.3g} B"
-
-
-def format_seconds(value: float, _pos: object = None) -> str:
-    """A duration with a readable unit, 3 significant digits: 3e-6 -> '3 us'."""
-    if value <= 0:
-        return "0"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.0e} s"
 
 
 def bytes_axis(axis, which: str = "x") -> None:
@@ -130,15 +111,8 @@ def crossover_figure(
         point = crossover[
             (crossover.fabric == fabric) & (crossover.ranks == ranks) & (crossover.dtype == dtype)
         ]
-        replayed = len(point) and point.ranges_from.iloc[0] == "replay grid"
-        at = (
-            point.grid_bytes.iloc[0]
-            if replayed
-            else point.analytic_bytes.iloc[0]
-            if len(point)
-            else math.nan
-        )
-        if np.isfinite(at):  # on a two-level fabric, where the replay says so on the grid
+        at = point.replayed_bytes.iloc[0] if len(point) else math.nan
+        if np.isfinite(at):  # where ring overtakes recursive doubling for good
             axis.axvline(at, color="0.3", linestyle="--", linewidth=1)
             axis.annotate(
                 f"ring beats rec.\ndoubling from\n{format_bytes(at)}", xy=(at, 0.97),
@@ -163,45 +137,108 @@ def phase_figure(
     costs: pd.DataFrame, crossover: pd.DataFrame, dtype: str, algorithms: Sequence[str]
 ):
     """The (message size, N) plane coloured by the cheapest algorithm, one panel per fabric;
-    black lines mark the analytic size at which each algorithm starts to win, per N."""
-    costs = costs[(costs.dtype == dtype) & costs.is_winner]
-    fabrics = list(dict.fromkeys(costs.fabric))
-    present = [a for a in algorithms if a in set(costs.algorithm)]
-    colours = ListedColormap([_colour(a) for a in present])
-    index = {a: i for i, a in enumerate(present)}
+    black lines mark the size at which each algorithm starts to win, per N."""
+    winners = costs[(costs.dtype == dtype) & costs.is_winner]
+    fabrics = list(dict.fromkeys(winners.fabric))
+    present = [a for a in algorithms if a in set(winners.algorithm)]
     fig, axes = _panels(len(fabrics))
     for axis, fabric in zip(axes, fabrics, strict=True):
-        grid = costs[costs.fabric == fabric].pivot_table(
-            index="ranks", columns="message_bytes", values="algorithm", aggfunc="first"
-        )
-        sizes, ranks = grid.columns.to_numpy(float), grid.index.to_numpy(float)
-        cells = grid.apply(lambda column: column.map(index)).to_numpy(float)
-        axis.pcolormesh(_edges(sizes), _edges(ranks), cells, cmap=colours, vmin=-0.5,
-                        vmax=len(present) - 0.5, shading="flat")  # fmt: skip
-        bounds = crossover[
-            (crossover.fabric == fabric)
-            & (crossover.dtype == dtype)
-            & (crossover.ranges_from == "analytic")  # a replayed fabric has only its grid
-        ]
-        for algorithm in present:  # the analytic size at which each algorithm starts to win
-            starts = bounds[bounds[f"{algorithm}_from_bytes"] > 0].sort_values("ranks")
-            axis.plot(starts[f"{algorithm}_from_bytes"], starts.ranks, color="black", marker="o",
-                      markersize=3, linewidth=1.2)  # fmt: skip
-        axis.set_xlim(_edges(sizes)[0], _edges(sizes)[-1])
-        axis.set_title(fabric)
-        bytes_axis(axis)
-        axis.set_yscale("log", base=2)
-        axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        axis.set_xlabel("message size (bytes)")
-        axis.grid(False)
+        _phase_panel(axis, winners, crossover, fabric, dtype, present)
     for axis in axes[:: min(4, len(axes))]:
         axis.set_ylabel("ranks N")
-    handles = [Patch(color=_colour(a), label=label(a)) for a in present]
-    handles.append(plt.Line2D([], [], color="black", marker="o", label="analytic boundary"))
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)
+    _phase_legend(fig, present)
     fig.suptitle(f"Cheapest all-reduce by message size and ranks ({dtype})", y=1.0)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
+
+
+def workloads_figure(
+    costs: pd.DataFrame,
+    crossover: pd.DataFrame,
+    workloads: pd.DataFrame,
+    dtype: str,
+    algorithms: Sequence[str],
+):
+    """Each workload's TP and DP all-reduces on the phase map of the fabric they run on.
+
+    One marker per message size (a DP gradient is full buckets plus a remainder), one label
+    per workload and group, stacked at the panel's top left so that labels never collide;
+    sizes beyond the measured grid are hatched (priced by extending the counts linearly in M).
+    """
+    winners = costs[(costs.dtype == dtype) & costs.is_winner]
+    fabrics = list(dict.fromkeys(workloads.fabric)) if len(workloads) else []
+    present = [a for a in algorithms if a in set(winners[winners.fabric.isin(fabrics)].algorithm)]
+    fig, axes = _panels(max(len(fabrics), 1), width=6.5, height=5.0, sharex=False)
+    markers = dict(zip(dict.fromkeys(workloads.workload), "o^sDvP*X", strict=False))
+    for axis, fabric in zip(axes, fabrics, strict=False):
+        _phase_panel(axis, winners, crossover, fabric, dtype, present)
+        grid_low, grid_high = axis.get_xlim()
+        here = workloads[workloads.fabric == fabric]
+        low = min(grid_low, here.message_bytes.min() / 2)
+        high = max(grid_high, here.message_bytes.max() * 4)
+        if high > grid_high:
+            axis.axvspan(grid_high, high, facecolor="0.93", edgecolor="0.6", hatch="//", lw=0)
+            axis.text(grid_high * 1.1, axis.get_ylim()[0] * 1.05, "beyond the grid",
+                      fontsize=7, color="0.35", rotation=90, va="bottom")  # fmt: skip
+        axis.set_xlim(low, high)
+        for order, ((workload, group), rows) in enumerate(
+            here.groupby(["workload", "group"], sort=False)
+        ):
+            rows = rows.sort_values("message_bytes", ascending=False)
+            for row in rows.itertuples():
+                axis.plot(row.message_bytes, row.ranks, marker=markers[workload], ls="none",
+                          markersize=10 if row.Index == rows.index[0] else 6,
+                          markerfacecolor="white", markeredgecolor="black", zorder=5)  # fmt: skip
+            main = rows.iloc[0]
+            sizes = f"{main.count_per_step}× {format_bytes(main.message_bytes)}"
+            if len(rows) > 1:
+                sizes += " + " + " + ".join(format_bytes(b) for b in rows.message_bytes[1:])
+            axis.annotate(
+                f"{workload} {group} (N={main.ranks}): {sizes}\n"
+                f"→ {label(main.winner)}, {format_seconds(rows.per_step_s.sum())}/step",
+                xy=(main.message_bytes, main.ranks), xytext=(0.03, 0.97 - 0.14 * order),
+                textcoords="axes fraction", va="top", fontsize=7.5, zorder=6,
+                bbox={"boxstyle": "round", "fc": "white", "alpha": 0.9},
+                arrowprops={"arrowstyle": "->", "color": "black", "lw": 0.8},
+            )  # fmt: skip
+        axis.set_ylabel("ranks N")
+    if not fabrics:
+        axes[0].text(0.5, 0.5, "no workloads in the config", ha="center", va="center")
+    _phase_legend(fig, present)
+    fig.suptitle("Where the workloads land: tensor- and data-parallel all-reduces", y=1.0)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def _phase_panel(axis, winners, crossover, fabric: str, dtype: str, present: list[str]) -> None:
+    """One fabric's winner map with its thresholds (see phase_figure)."""
+    colours = ListedColormap([_colour(a) for a in present])
+    index = {a: i for i, a in enumerate(present)}
+    grid = winners[winners.fabric == fabric].pivot_table(
+        index="ranks", columns="message_bytes", values="algorithm", aggfunc="first"
+    )
+    sizes, ranks = grid.columns.to_numpy(float), grid.index.to_numpy(float)
+    cells = grid.apply(lambda column: column.map(index)).to_numpy(float)
+    axis.pcolormesh(_edges(sizes), _edges(ranks), cells, cmap=colours, vmin=-0.5,
+                    vmax=len(present) - 0.5, shading="flat")  # fmt: skip
+    bounds = crossover[(crossover.fabric == fabric) & (crossover.dtype == dtype)]
+    for algorithm in present:  # the size at which each algorithm starts to win
+        starts = bounds[bounds[f"{algorithm}_from_bytes"] > 0].sort_values("ranks")
+        axis.plot(starts[f"{algorithm}_from_bytes"], starts.ranks, color="black", marker="o",
+                  markersize=3, linewidth=1.2)  # fmt: skip
+    axis.set_xlim(_edges(sizes)[0], _edges(sizes)[-1])
+    axis.set_title(fabric)
+    bytes_axis(axis)
+    axis.set_yscale("log", base=2)
+    axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    axis.set_xlabel("message size (bytes)")
+    axis.grid(False)
+
+
+def _phase_legend(fig, present: list[str]) -> None:
+    handles = [Patch(color=_colour(a), label=label(a)) for a in present]
+    handles.append(plt.Line2D([], [], color="black", marker="o", label="threshold"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)
 
 
 def _edges(values: np.ndarray) -> np.ndarray:

@@ -33,3 +33,40 @@ rule cost_model:
         ENV
     script:
         "../scripts/cost_model.py"
+
+
+rule workloads:
+    input:
+        f"{RESULTS}/tables/costs.csv",
+    output:
+        f"{RESULTS}/tables/workloads.csv",
+    log:
+        f"{RESULTS}/logs/workloads.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
+    params:
+        workloads=json.dumps(config.get("workloads", {})),
+        dtype=config["figures"]["dtype"],
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/workloads.py"
+
+
+rule selection:
+    input:
+        costs=f"{RESULTS}/tables/costs.csv",
+        fabrics=f"{RESULTS}/tables/fabrics.csv",
+    output:
+        table=f"{RESULTS}/tables/selection.csv",
+        libraries=f"{RESULTS}/tables/selection_vs_libraries.md",
+        mpich=expand(f"{RESULTS}/selection/{{fabric}}.json", fabric=PLAN.fabrics),
+    log:
+        f"{RESULTS}/logs/selection.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
+    params:
+        dtype=config["figures"]["dtype"],
+    script:
+        "../scripts/selection.py"

@@ -108,3 +108,22 @@ rule figure_structure:
         algorithms=PLAN.algorithms,
     script:
         "../scripts/figure_structure.py"
+
+
+rule figure_workloads:
+    input:
+        costs=f"{RESULTS}/tables/costs.csv",
+        crossover=f"{RESULTS}/tables/crossover.csv",
+        workloads=f"{RESULTS}/tables/workloads.csv",
+    output:
+        **figure_outputs("workloads", "4. Decisions"),
+    log:
+        f"{RESULTS}/logs/figures/workloads.log",
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
+    params:
+        dtype=config["figures"]["dtype"],
+        algorithms=PLAN.algorithms,
+    script:
+        "../scripts/figure_workloads.py"

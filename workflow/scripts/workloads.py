@@ -1,0 +1,16 @@
+"""Every workload's TP and DP all-reduces, priced on their fabrics."""
+
+import json
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")
+
+import pandas as pd
+
+from collectives.records import write_csv
+from collectives.workloads import Workload, workloads_table
+
+params = snakemake.params
+workloads = [Workload.from_config(n, e) for n, e in json.loads(params.workloads).items()]
+costs = pd.read_csv(snakemake.input[0])
+write_csv(snakemake.output[0], workloads_table(workloads, costs, params.dtype, params.algorithms))
