@@ -78,3 +78,4 @@ rule all:
         expand(
             f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=FIGURES, ext=["png", "pdf"]
         ),
+        wallclock_outputs(),

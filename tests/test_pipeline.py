@@ -19,9 +19,11 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
-          "cost_model.md", "workloads.csv", "selection.csv",
-          "selection_vs_libraries.md"]  # fmt: skip
-FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads"]
+          "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",
+          "wallclock.csv", "validation.csv", "validation_crossover.csv",
+          "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
+FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads",
+           "wallclock", "validation"]  # fmt: skip
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -56,13 +58,18 @@ def test_every_table_is_written(workdir):
     assert set(measurements.algorithm) >= {"ring", "hierarchical-G2"}
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
     assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr200-azure", "roce-40gbe",
-                                 "csv-example", "two-level", "local"}  # fmt: skip
+                                 "csv-example", "two-level", "local", "local-mpi"}  # fmt: skip
 
 
 def test_times_are_replayed_and_equal_the_closed_form_on_flat_fabrics(workdir):
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
-    flat = costs[costs.fabric != "two-level"]
+    fabrics = pd.read_csv(workdir / "results/tables/fabrics.csv").set_index("fabric")
+    assert (fabrics.loc[["local", "local-mpi"], "gamma_s_per_element"] > 0).all()  # measured
+    plain = fabrics[(fabrics.gamma_s_per_element == 0) & (fabrics.kind != "structured")].index
+    flat = costs[costs.fabric.isin(plain)]
     assert (abs(flat.time_s - flat.closed_form_s) <= 1e-9 * flat.closed_form_s.clip(1e-30)).all()
+    local = costs[(costs.fabric == "local") & (costs.ranks > 1)]
+    assert (local.time_s > local.closed_form_s).all()  # gamma adds the reductions' time
     assert pd.read_csv(workdir / "results/tables/replay_vs_closed_form.csv").empty
     structured = costs[(costs.fabric == "two-level") & (costs.ranks == 8)]
     assert (structured.time_s != structured.closed_form_s).any()  # structure shows
@@ -109,7 +116,7 @@ def test_adding_a_fabric_reruns_no_measure_job(workdir, tmp_path):
     assert done.returncode == 0, done.stderr
     planned = done.stdout + done.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, flags=re.MULTILINE))
-    assert "measure" not in jobs and "pingpong" not in jobs
+    assert "measure" not in jobs and "pingpong" not in jobs and "bench" not in jobs
     assert jobs["fabric"] == "2" and jobs["replay"] == "2" and "costs" in jobs
 
 
@@ -161,6 +168,25 @@ def test_adding_a_workload_reruns_no_measure_job(workdir):
     assert done.returncode == 0, done.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
     assert set(jobs) == {"workloads", "figure_workloads", "all", "total"}
+
+
+def test_the_model_meets_the_clock(workdir):
+    """Both transports timed beside MPI_Allreduce and Gloo; every point predicted."""
+    wallclock = pd.read_csv(workdir / "results/tables/wallclock.csv")
+    assert set(zip(wallclock.transport, wallclock.algorithm, strict=True)) == {
+        ("queue", "ring"), ("queue", "recursive_doubling"), ("queue", "gloo"),
+        ("mpi", "ring"), ("mpi", "recursive_doubling"), ("mpi", "MPI_Allreduce"), ("mpi", "gloo"),
+    }  # fmt: skip
+    assert wallclock.verified.all() and (wallclock.time_median_s > 0).all()
+    ours = wallclock[~wallclock.library]
+    assert ours.matches_theory.all() and (ours[ours.transport == "mpi"].ratio_to_mpi > 0).all()
+    validation = pd.read_csv(workdir / "results/tables/validation.csv")
+    assert len(validation) == 2 * 2 * 2 and (validation.predicted_s > 0).all()
+    assert set(validation.fabric) == {"local", "local-mpi"}
+    clusters = pd.read_csv(workdir / "results/tables/validation_clusters.csv")
+    assert len(clusters) == 19 and set(clusters.cluster) == {"azure-hbv3-192"}
+    summary = pd.read_csv(workdir / "results/tables/validation_summary.csv")
+    assert set(summary["where"]) == {"queue", "mpi", "azure-hbv3-192"}
 
 
 def test_the_report_is_written(workdir):

@@ -1,4 +1,4 @@
-"""The `collectives` command: measure one run, list algorithms, ping-pong the transport."""
+"""The `collectives` command: measure one run, time algorithms, list them, ping-pong."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import algorithms
+from .bench import DEFAULT_ITERATIONS, DEFAULT_WARMUP
 from .measure import (
     DATA_KINDS,
     DEFAULT_TIMEOUT,
@@ -20,7 +21,7 @@ from .measure import (
     measure_with_trace,
 )
 from .records import write_json, write_text
-from .transport import FAULT_KINDS, RankFailure
+from .transport import FAULT_KINDS, TRANSPORTS, RankFailure
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--algorithm", required=True, help=f"one of: {', '.join(algorithms.ALGORITHMS)}"
     )
-    run.add_argument("--ranks", type=int, required=True, help="number of ranks N (1..1024)")
+    _add_ranks_and_transport(run)
     run.add_argument("--elements", type=int, required=True, help="vector length M (>= 1)")
     run.add_argument(
         "--ranks-per-node",
@@ -71,19 +72,79 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--inject-fault", metavar="KIND:RANK", help="make one rank fail (testing aid)")
 
+    timed = commands.add_parser(
+        "bench",
+        help="time algorithms (and library all-reduces) on real processes: wall-clock mode",
+        description="Time each algorithm at each message size on one set of ranks: warm-up "
+        "iterations, then timed ones, each started after a barrier; min and median, algbw and "
+        "busbw (nccl-tests conventions). Peers run on the same ranks: mpi (MPI_Allreduce, with "
+        "--transport mpi) and gloo (torch.distributed on CPU). Every sum is verified.",
+    )
+    timed.add_argument(
+        "--algorithms", type=_names, default=[], help="comma-separated algorithms to time"
+    )
+    _add_ranks_and_transport(timed)
+    timed.add_argument(
+        "--elements", type=_sizes, required=True, help="comma-separated vector lengths M"
+    )
+    timed.add_argument(
+        "--ranks-per-node", type=int, help="ranks per node G, for the hierarchical algorithm"
+    )
+    timed.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
+    timed.add_argument("--peers", type=_names, default=[], help="comma-separated: mpi, gloo")
+    timed.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed iterations")
+    timed.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, help="timed ones")
+    timed.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    timed.add_argument("--timeout", type=_duration, default=600.0, help="for the whole run")
+    timed.add_argument("--output", help="write the JSON here (atomically) instead of stdout")
+
     commands.add_parser("algorithms", help="list the registered algorithms")
 
     ping = commands.add_parser(
         "pingpong",
         help="measure one-way times over this transport (the local fabric)",
-        description="osu_latency-style ping-pong between two ranks of the queue transport; "
-        "writes a CSV (bytes, seconds) that the pipeline fits like any measured fabric.",
+        description="osu_latency-style ping-pong between two ranks of a transport (mpi: run "
+        "under mpiexec -n 2); writes a CSV (bytes, seconds) that the pipeline fits like any "
+        "measured fabric.",
     )
     ping.add_argument("--sizes", required=True, help="comma-separated message sizes in bytes")
+    ping.add_argument(
+        "--transport", choices=TRANSPORTS, default="queue", help="queue (default) or mpi"
+    )
     ping.add_argument("--iterations", type=int, default=200, help="round trips per size")
     ping.add_argument("--warmup", type=int, default=10, help="untimed round trips per size")
     ping.add_argument("--output", required=True, help="CSV file to write (atomically)")
+    ping.add_argument(
+        "--reduce-output",
+        help="also time in-place float64 additions and write them here (elements,seconds): "
+        "the fabric's gamma",
+    )
     return parser
+
+
+def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--ranks", type=int, help="number of ranks N (1..1024); with mpi, default: all started"
+    )
+    command.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="queue",
+        help="queue: fork the ranks here (default); mpi: this is one rank of an mpiexec job",
+    )
+
+
+def _names(text: str) -> list[str]:
+    """'ring,recursive_doubling' -> ['ring', 'recursive_doubling'] (argparse type)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _sizes(text: str) -> list[int]:
+    """'1,1024,1048576' -> [1, 1024, 1048576] (argparse type)."""
+    try:
+        return [int(size) for size in _names(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
 
 
 def _duration(text: str) -> float:
@@ -96,7 +157,7 @@ def _duration(text: str) -> float:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    record, trace = measure_with_trace(
+    measured = measure_with_trace(
         args.algorithm,
         args.ranks,
         args.elements,
@@ -106,21 +167,51 @@ def _measure(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         fault=args.inject_fault,
         ranks_per_node=args.ranks_per_node,
+        transport=args.transport,
     )
+    if measured is None:
+        return 0  # an MPI rank other than the root
+    record, trace = measured
     trace_path = args.trace or (_trace_next_to(args.output) if args.output else None)
     if trace_path:
         trace.save(trace_path)
         record["trace"] = os.path.relpath(trace_path, os.path.dirname(args.output or trace_path))
     try:
-        if args.output:
-            write_json(args.output, record)
-        else:
-            print(json.dumps(record, indent=2))
+        _emit(record, args.output)
     except BaseException:
         if trace_path:  # the record is what makes a run exist: no orphan trace
             Path(trace_path).unlink(missing_ok=True)
         raise
     return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .bench import bench  # only this command needs it
+
+    document = bench(
+        args.algorithms,
+        args.ranks,
+        args.elements,
+        dtype=args.dtype,
+        warmup=args.warmup,
+        iterations=args.iterations,
+        peers=args.peers,
+        transport=args.transport,
+        ranks_per_node=args.ranks_per_node,
+        seed=args.seed,
+        timeout=args.timeout,
+    )
+    if document is not None:
+        _emit(document, args.output)
+    return 0
+
+
+def _emit(document: dict, output: str | None) -> None:
+    """Write a JSON document to `output` (atomically), or print it."""
+    if output:
+        write_json(output, document)
+    else:
+        print(json.dumps(document, indent=2))
 
 
 def _trace_next_to(output: str) -> str:
@@ -139,17 +230,33 @@ def _pingpong(args: argparse.Namespace) -> int:
 
     try:
         sizes = [int(size) for size in args.sizes.split(",")]
-        nbytes, seconds = pingpong(sizes, args.iterations, args.warmup)
+        measured = pingpong(sizes, args.iterations, args.warmup, transport=args.transport)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except RankFailure as exc:
         raise MeasurementError(f"ping-pong: {exc}") from None
-    rows = "".join(f"{b},{t:.9e}\n" for b, t in zip(nbytes, seconds, strict=True))
-    write_text(args.output, "bytes,seconds\n" + rows)
+    if measured is None:
+        return 0  # an MPI rank other than the root
+    nbytes, seconds = measured
+    _write_points(args.output, "bytes", nbytes, seconds)
+    if args.reduce_output:
+        from .pingpong import reduce_times
+
+        _write_points(args.reduce_output, "elements", *reduce_times())
     return 0
 
 
-COMMANDS = {"measure": _measure, "algorithms": _algorithms, "pingpong": _pingpong}
+def _write_points(path: str, unit: str, sizes, seconds) -> None:
+    rows = "".join(f"{size},{t:.9e}\n" for size, t in zip(sizes, seconds, strict=True))
+    write_text(path, f"{unit},seconds\n" + rows)
+
+
+COMMANDS = {
+    "measure": _measure,
+    "bench": _bench,
+    "algorithms": _algorithms,
+    "pingpong": _pingpong,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

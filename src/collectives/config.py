@@ -5,6 +5,7 @@ Every problem is reported as a ConfigError naming the config key, before any job
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,30 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Wallclock:
+    """The timed runs on this machine and the real clusters the model is checked against."""
+
+    transports: list[str]
+    ranks: list[int]
+    elements: list[int]
+    algorithms: list[str]
+    peers: list[str]
+    warmup: int
+    iterations: int
+    fabrics: dict[str, str]  # transport -> the fabric calibrated by its ping-pong
+    clusters: dict[str, dict[str, Any]]
+
+    def peers_for(self, transport: str, installed: set[str]) -> list[str]:
+        """The library all-reduces timed beside ours on `transport`: MPI_Allreduce needs
+        MPI ranks; Gloo runs wherever torch is installed."""
+        return [
+            peer
+            for peer in self.peers
+            if (peer != "mpi" or transport == "mpi") and (peer != "gloo" or "gloo" in installed)
+        ]
+
+
+@dataclass(frozen=True)
 class Plan:
     """What the config asks for, expanded: the grid, the fabrics and the figure choices."""
 
@@ -53,6 +78,7 @@ class Plan:
     dtypes: list[str]
     fabrics: dict[str, str]  # name -> kind: given, measured, pingpong or structured
     figures: dict[str, Any]
+    wallclock: Wallclock | None = None
 
     @property
     def algorithms(self) -> list[str]:
@@ -113,22 +139,107 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
                 f"figures.structure.fabric: {structure['fabric']} is not a two-level fabric"
             )
         _figure_choice(structure, "ranks", ranks, "ranks", "figures.structure")
-    return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures)
+    wallclock = None
+    if "wallclock" in config:
+        wallclock = _wallclock(config, ranks, elements, fabrics, basedir)
+    for name, entry in config["fabrics"].items():
+        if entry.get("pingpong", {}).get("transport") == "mpi":
+            _need_mpi(f"fabrics.{name}.pingpong.transport")
+    return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock)
+
+
+def _wallclock(
+    config: dict[str, Any],
+    ranks: list[int],
+    elements: list[int],
+    fabrics: dict[str, str],
+    basedir: Path,
+) -> Wallclock:
+    """The wallclock section: timed points on the grid (their traces give the predictions),
+    calibrated fabrics that exist, and cluster files that parse."""
+    section = config["wallclock"]
+    timed_ranks = _axis(section, "ranks", 1, MAX_RANKS, key_prefix="wallclock.")
+    timed_elements = _axis(section, "elements", 1, None, key_prefix="wallclock.")
+    for key, values, grid in (
+        ("ranks", timed_ranks, ranks),
+        ("elements", timed_elements, elements),
+    ):
+        off = [v for v in values if v not in grid]
+        if off:
+            raise ConfigError(
+                f"wallclock.{key}: {off[0]} is not on the grid's {key} axis (its traces give "
+                "the predictions)"
+            )
+    names = section["algorithms"]
+    for index, name in enumerate(names):
+        if name not in algorithms.ALGORITHMS or algorithms.PARAMETERS.get(name):
+            raise ConfigError(
+                f"wallclock.algorithms[{index}]: {name!r} is not an algorithm without parameters"
+            )
+        if name not in config["algorithms"]:
+            raise ConfigError(f"wallclock.algorithms[{index}]: {name} is not in algorithms")
+    transports = section["transports"]
+    if "mpi" in transports:
+        _need_mpi("wallclock.transports")
+    calibration = section.get("fabrics", {})
+    for transport in transports:
+        fabric = calibration.get(transport)
+        if fabric is None:
+            raise ConfigError(f"wallclock.fabrics: no fabric calibrated for {transport}")
+        if fabrics.get(fabric) != "pingpong":
+            raise ConfigError(f"wallclock.fabrics.{transport}: {fabric} is not a ping-pong fabric")
+        measured_on = config["fabrics"][fabric]["pingpong"].get("transport", "queue")
+        if measured_on != transport:
+            raise ConfigError(
+                f"wallclock.fabrics.{transport}: {fabric} is measured over {measured_on}"
+            )
+    clusters = section.get("clusters", {})
+    for name, entry in clusters.items():
+        key = f"wallclock.clusters.{name}"
+        if fabrics.get(entry["fabric"]) not in ("given", "measured"):
+            raise ConfigError(f"{key}.fabric: {entry['fabric']!r} is not a flat fabric in fabrics")
+        try:
+            read_measurements(basedir / entry["allreduce"], "osu", entry.get("table", 1))
+        except FabricError as exc:
+            raise ConfigError(f"{key}.allreduce: {exc}") from None
+    return Wallclock(
+        transports=list(transports),
+        ranks=timed_ranks,
+        elements=timed_elements,
+        algorithms=list(names),
+        peers=list(section.get("peers", [])),
+        warmup=section.get("warmup", 3),
+        iterations=section.get("iterations", 10),
+        fabrics={t: calibration[t] for t in transports},
+        clusters=clusters,
+    )
+
+
+def _need_mpi(key: str) -> None:
+    """The mpi transport needs mpi4py (and the MPI library it finds) installed."""
+    if importlib.util.find_spec("mpi4py") is None:
+        raise ConfigError(f"{key}: mpi needs mpi4py and MPICH: pip install -e '.[mpi]'")
 
 
 def _axis(
-    config: dict[str, Any], key: str, low: int, high: int | None, default: list | None = None
+    config: dict[str, Any],
+    key: str,
+    low: int,
+    high: int | None,
+    default: list | None = None,
+    key_prefix: str = "",
 ) -> list[int]:
+    name = key_prefix + key
     try:
         values = expand_axis(config[key] if default is None else config.get(key, default))
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{key}: {exc}") from None
+        raise ConfigError(f"{name}: {exc}") from None
     if not values:
-        raise ConfigError(f"{key}: the axis is empty")
+        raise ConfigError(f"{name}: the axis is empty")
     for value in values:
         if value < low or (high is not None and value > high):
             bound = f"between {low} and {high}" if high else f"at least {low}"
-            raise ConfigError(f"{key}: every value must be {bound}, got {value}")
+            raise ConfigError(f"{name}: every value must be {bound}, got {value}")
     return values
 
 

@@ -69,14 +69,14 @@ def read_osu_latency(path: Path, table: int = 1) -> Points:
     return _points(path, [size for size, _ in rows], [us * 1e-6 for _, us in rows])
 
 
-def read_csv_points(path: Path) -> Points:
-    """Read a CSV with a header naming the columns 'bytes' and 'seconds'."""
+def read_csv_points(path: Path, size: str = "bytes") -> Points:
+    """Read a CSV with a header naming the columns `size` ('bytes') and 'seconds'."""
     with path.open(newline="") as handle:
         reader = csv.DictReader(handle)
-        if not reader.fieldnames or not {"bytes", "seconds"} <= set(reader.fieldnames):
-            raise FabricError(f"{path}: the CSV needs a header with columns bytes,seconds")
+        if not reader.fieldnames or not {size, "seconds"} <= set(reader.fieldnames):
+            raise FabricError(f"{path}: the CSV needs a header with columns {size},seconds")
         try:
-            rows = [(int(float(row["bytes"])), float(row["seconds"])) for row in reader]
+            rows = [(int(float(row[size])), float(row["seconds"])) for row in reader]
         except (TypeError, ValueError) as exc:
             raise FabricError(f"{path}: {exc}") from None
     return _points(path, [b for b, _ in rows], [s for _, s in rows])
@@ -309,9 +309,16 @@ def measured_parts(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return [part for part in parts if "measurements" in part]
 
 
-def build(name: str, entry: dict[str, Any], base: Path, pingpong: Path | None = None) -> Fabric:
+def build(
+    name: str,
+    entry: dict[str, Any],
+    base: Path,
+    pingpong: Path | None = None,
+    reductions: Path | None = None,
+) -> Fabric:
     """The fabric a config entry describes; measurement paths are relative to `base`, and
-    a ping-pong fabric is fitted from the CSV `pingpong` the pipeline measured."""
+    a ping-pong fabric is fitted from the CSV `pingpong` the pipeline measured, its gamma
+    (unless given) from the slope of the timed additions in `reductions`."""
     kind = kind_of(entry)
     common = {
         "name": name,
@@ -331,6 +338,8 @@ def build(name: str, entry: dict[str, Any], base: Path, pingpong: Path | None = 
     if kind == "pingpong":
         if pingpong is None:
             raise FabricError(f"fabric {name}: no ping-pong measurements given")
+        if reductions is not None and "gamma" not in entry:
+            common["gamma"] = fit_alpha_beta(read_csv_points(reductions, "elements")).beta
         return Fabric(
             kind="measured", link=_fitted(name, read_measurements(pingpong, "csv")), **common
         )

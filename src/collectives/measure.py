@@ -14,7 +14,7 @@ from . import algorithms, theory
 from .records import versions
 from .replay import by_link_class
 from .trace import Trace
-from .transport import Fault, RankFailure, launch, shared_array
+from .transport import Fault, RankFailure, get_transport
 
 DTYPES = ("float64", "float32", "float16", "int64", "int32")
 DATA_KINDS = ("int", "normal")
@@ -88,6 +88,14 @@ def validate(
     return np_dtype
 
 
+def transport_named(name: str):
+    """The transport called `name`, or UsageError naming the valid ones."""
+    try:
+        return get_transport(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def measure(*args, **kwargs) -> dict:
     """Run one all-reduce and return its verified record (see measure_with_trace)."""
     return measure_with_trace(*args, **kwargs)[0]
@@ -95,7 +103,7 @@ def measure(*args, **kwargs) -> dict:
 
 def measure_with_trace(
     algorithm: str,
-    ranks: int,
+    ranks: int | None,
     elements: int,
     dtype: str = "float64",
     seed: int = 0,
@@ -103,15 +111,24 @@ def measure_with_trace(
     timeout: float = DEFAULT_TIMEOUT,
     fault: str | None = None,
     ranks_per_node: int | None = None,
-) -> tuple[dict, Trace]:
+    transport: str = "queue",
+) -> tuple[dict, Trace] | None:
     """Run one all-reduce on `ranks` processes; return its verified record and its trace.
 
+    `transport` is "queue" (forked ranks) or "mpi" (this process is one rank of an mpiexec
+    job; `ranks` None means all of them, and only rank 0 returns the record, others None).
     Raises UsageError for an invalid request and MeasurementError when a rank fails, a
     result differs from numpy's sum, or a measured count differs from theory.
     """
+    links = transport_named(transport)
+    ranks = ranks if ranks is not None else links.started_ranks()
+    if ranks is None:
+        raise UsageError("the number of ranks is required")
     np_dtype = validate(algorithm, ranks, elements, dtype, data, ranks_per_node)
     if timeout <= 0:
         raise UsageError(f"timeout must be positive, got {timeout}")
+    if fault and transport != "queue":
+        raise UsageError("fault injection is a testing aid of the queue transport")
     try:
         injected = Fault.parse(fault, ranks) if fault else None
     except ValueError as exc:
@@ -120,7 +137,7 @@ def measure_with_trace(
     allreduce = functools.partial(algorithms.get(algorithm), **parameters)
     # Inputs and results share one array (MPI_IN_PLACE): a rank's result overwrites its
     # input once its algorithm returns, after the parent has summed the inputs.
-    vectors = shared_array((ranks, elements), np_dtype)
+    vectors = links.result_array((ranks, elements), np_dtype)
     reference: dict[str, np.ndarray] = {}
 
     def prepare(rank: int) -> np.ndarray:
@@ -133,7 +150,7 @@ def measure_with_trace(
         reference.update(_reference(vectors, data))
 
     try:
-        run = launch(
+        run = links.launch(
             ranks,
             prepare,
             allreduce,
@@ -145,6 +162,8 @@ def measure_with_trace(
         )
     except RankFailure as exc:
         raise MeasurementError(f"{algorithm} N={ranks} M={elements}: {exc}") from None
+    if run is None:
+        return None  # an MPI rank other than the root: the root writes the record
 
     check = _verify(run.results, **reference)
     predicted = theory.predict(algorithm, ranks, elements, np_dtype.itemsize, **parameters)
@@ -179,7 +198,7 @@ def measure_with_trace(
         "itemsize": np_dtype.itemsize,
         "seed": seed,
         "data": data,
-        "transport": "queue",
+        "transport": transport,
         **measured,
         "bytes_sent": counts.bytes_sent,
         "bytes_recv": counts.bytes_recv,

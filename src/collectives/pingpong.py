@@ -1,4 +1,4 @@
-"""Ping-pong over this project's own transport: the `local` fabric's measurements.
+"""Ping-pong over this project's own transports: the `local` and `local-mpi` fabrics.
 
 Like OSU's osu_latency: rank 0 sends a message of each size to rank 1, which sends it
 back; after warm-up round trips, the one-way time is half the median round trip. The two
@@ -12,13 +12,20 @@ import time
 
 import numpy as np
 
-from .transport import launch, shared_array
+from .transport import get_transport
 
 LARGE_MESSAGE = 8192  # OSU's threshold above which fewer iterations are run
 
 
-def pingpong(sizes: list[int], iterations: int = 200, warmup: int = 10, timeout: float = 300):
-    """One-way time in seconds for each message size (bytes), as a numpy array."""
+def pingpong(
+    sizes: list[int],
+    iterations: int = 200,
+    warmup: int = 10,
+    timeout: float = 300,
+    transport: str = "queue",
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sizes (bytes) and one-way times (seconds) over `transport`; None on the ranks of an
+    MPI job other than the root."""
     sizes = sorted(int(size) for size in sizes)
     if not sizes or sizes[0] < 0:
         raise ValueError("ping-pong sizes must be non-negative")
@@ -52,12 +59,35 @@ def pingpong(sizes: list[int], iterations: int = 200, warmup: int = 10, timeout:
             one_way[index] = np.median(round_trips) / 2
         return one_way
 
-    run = launch(
+    links = get_transport(transport)
+    run = links.launch(
         2,
         pin,
         program,
-        results=shared_array((2, len(sizes)), np.float64),
+        results=links.result_array((2, len(sizes)), np.float64),
         largest_message=max(sizes[-1], 1),
         timeout=timeout,
     )
+    if run is None:
+        return None
     return np.array(sizes), run.results[0].copy()
+
+
+REDUCE_SIZES = [4**k for k in range(5, 11)]  # 1 Ki .. 1 Mi elements
+
+
+def reduce_times(
+    sizes: list[int] = REDUCE_SIZES, iterations: int = 50, dtype: str = "float64"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Median time of `a += b` (np.add in place, as the algorithms reduce) per vector
+    length: the points whose slope is the fabric's gamma, seconds per element reduced."""
+    seconds = []
+    for size in sizes:
+        a, b = np.ones(size, dtype=dtype), np.ones(size, dtype=dtype)
+        times = np.empty(iterations)
+        for i in range(iterations):
+            started = time.perf_counter()
+            np.add(a, b, out=a)
+            times[i] = time.perf_counter() - started
+        seconds.append(np.median(times))
+    return np.array(sizes), np.array(seconds)

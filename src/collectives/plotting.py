@@ -32,6 +32,8 @@ LABELS = {
     "naive": "naive (gather + broadcast)",
     "ring": "ring",
     "recursive_doubling": "recursive doubling",
+    "MPI_Allreduce": "MPI_Allreduce (MPICH)",
+    "gloo": "Gloo (torch.distributed)",
 }
 # seaborn's colourblind-safe palette, reordered so that no two algorithms that border each
 # other on the phase map look alike (ring orange, Rabenseifner lilac).
@@ -401,3 +403,100 @@ def structure_figure(
     fig.suptitle(f"{fabric}: N = {ranks} ranks, structure against the flat α-β model ({dtype})")
     fig.tight_layout()
     return fig
+
+
+LIBRARY_STYLE = {"MPI_Allreduce": ("black", "--"), "gloo": ("0.45", "-.")}
+
+
+def wallclock_figure(wallclock: pd.DataFrame):
+    """Measured median time against message size, one panel per transport and N: our
+    algorithms (solid) beside the library all-reduces timed on the same ranks (dashed)."""
+    transports = list(dict.fromkeys(wallclock.transport))
+    ranks = sorted(set(wallclock.ranks))
+    fig, axes = plt.subplots(len(transports), len(ranks), squeeze=False, sharex=True,
+                             figsize=(4.2 * len(ranks), 3.4 * len(transports)))  # fmt: skip
+    names = list(dict.fromkeys(wallclock.algorithm))
+    for row, transport in zip(axes, transports, strict=True):
+        for axis, n in zip(row, ranks, strict=True):
+            here = wallclock[(wallclock.transport == transport) & (wallclock.ranks == n)]
+            for name in names:
+                rows = here[here.algorithm == name].sort_values("message_bytes")
+                if rows.empty:
+                    continue
+                colour, style = LIBRARY_STYLE.get(name, (_colour(name), "-"))
+                marker = None if name in LIBRARY_STYLE else _marker(name)
+                axis.plot(rows.message_bytes, rows.time_median_s, color=colour, linestyle=style,
+                          marker=marker, markersize=4, linewidth=1.3)  # fmt: skip
+            axis.set_title(f"{transport} transport, N = {n}")
+            bytes_axis(axis)
+            seconds_axis(axis)
+    for axis in axes[-1]:
+        axis.set_xlabel("message size (bytes)")
+    for row in axes:
+        row[0].set_ylabel("median time per all-reduce")
+    handles = [
+        plt.Line2D([], [], color=LIBRARY_STYLE.get(n, (_colour(n), "-"))[0],
+                   linestyle=LIBRARY_STYLE.get(n, (None, "-"))[1],
+                   marker=None if n in LIBRARY_STYLE else _marker(n), label=label(n))
+        for n in names
+    ]  # fmt: skip
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)
+    fig.suptitle("Wall-clock time on this machine: from-scratch algorithms and the libraries")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+N_MARKERS = "os^Dv"
+
+
+def validation_figure(validation: pd.DataFrame, clusters: pd.DataFrame):
+    """Predicted against measured time, log-log with y = x (and a 2x band): one panel per
+    transport of this machine (colour: algorithm, marker: N), one for the real clusters
+    (colour: cluster; the cheapest algorithm's prediction)."""
+    transports = list(dict.fromkeys(validation.transport))
+    panels = transports + (["clusters"] if not clusters.empty else [])
+    fig, axes = plt.subplots(1, len(panels), squeeze=False, figsize=(4.8 * len(panels), 4.8))
+    for axis, panel in zip(axes[0], panels, strict=True):
+        if panel == "clusters":
+            colours = sns.color_palette("dark", len(set(clusters.cluster)))
+            for colour, (name, rows) in zip(colours, clusters.groupby("cluster", sort=False),
+                                            strict=True):  # fmt: skip
+                axis.plot(rows.measured_s, rows.predicted_s, "o", color=colour, markersize=4,
+                          label=f"{name} (N={rows.ranks.iloc[0]})")  # fmt: skip
+            axis.set_title("real clusters: osu_allreduce vs the cheapest prediction")
+            data = clusters
+        else:
+            data = validation[validation.transport == panel]
+            ranks = sorted(set(data.ranks))
+            for (algorithm, n), rows in data.groupby(["algorithm", "ranks"]):
+                axis.plot(rows.measured_s, rows.predicted_s, linestyle="none",
+                          marker=N_MARKERS[ranks.index(n) % len(N_MARKERS)], markersize=5,
+                          markerfacecolor="none", color=_colour(algorithm),
+                          label=f"{label(algorithm)}, N={n}")  # fmt: skip
+            axis.set_title(f"this machine, {panel} transport ({data.fabric.iloc[0]})")
+        _identity(axis, data)
+        within = ((data.rel_error > -0.5) & (data.rel_error < 1.0)).mean()
+        axis.text(0.03, 0.97, f"median |error| {data.rel_error.abs().median():.0%}\n"
+                  f"within 2x: {within:.0%} of {len(data)}", transform=axis.transAxes,
+                  va="top", fontsize=8)  # fmt: skip
+        axis.legend(fontsize=6.5, loc="lower right", ncol=1 if panel == "clusters" else 2)
+        axis.set_xlabel("measured (median)")
+        axis.set_ylabel("predicted by the model")
+    fig.suptitle("The alpha-beta(-gamma) model against the clock")
+    fig.tight_layout()
+    return fig
+
+
+def _identity(axis, data: pd.DataFrame) -> None:
+    """Log-log axes with the y = x line and the band within a factor 2 of it."""
+    values = np.concatenate([data.measured_s, data.predicted_s])
+    values = values[values > 0]
+    low, high = values.min() / 2, values.max() * 2
+    line = np.array([low, high])
+    axis.plot(line, line, color="black", linewidth=1)
+    axis.fill_between(line, line / 2, line * 2, color="0.9", zorder=0)
+    axis.set_xlim(low, high)
+    axis.set_ylim(low, high)
+    for setter, target in ((axis.set_xscale, axis.xaxis), (axis.set_yscale, axis.yaxis)):
+        setter("log")
+        target.set_major_formatter(FuncFormatter(format_seconds))

@@ -1,4 +1,5 @@
-# Stage 2, aggregate: every record into one table; the seed's table checked.
+# Stage 2, aggregate: every record into one table; the seed's table checked; every timed run
+# into another.
 
 
 rule aggregate:
@@ -14,3 +15,17 @@ rule aggregate:
         ENV
     script:
         "../scripts/aggregate.py"
+
+
+rule wallclock_table:
+    input:
+        wallclock_runs(),
+    output:
+        f"{RESULTS}/tables/wallclock.csv",
+    log:
+        f"{RESULTS}/logs/wallclock_table.log",
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/wallclock_table.py"

@@ -1,10 +1,12 @@
 # Shared helpers: the grid and fabric lists expanded from the checked config (PLAN).
 
 
+import importlib.util
 import json
 import math
 import os
 
+from collectives.algorithms import parse_variant
 from collectives.fabrics import measured_parts
 from collectives.grid import expand_axis
 from collectives.tables import record_path
@@ -16,6 +18,7 @@ wildcard_constraints:
     ranks="[0-9]+",
     elements="[0-9]+",
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
+    transport="queue|mpi",
 
 
 ENV = "../envs/collectives.yaml"  # relative to the rule files
@@ -76,7 +79,10 @@ def fabric_config(wildcards):
 def fabric_measurements(wildcards):
     """The point-to-point files a fabric is fitted from (none for given link classes)."""
     if PLAN.fabrics[wildcards.fabric] == "pingpong":
-        return [f"{RESULTS}/pingpong/{wildcards.fabric}.csv"]
+        return [
+            f"{RESULTS}/pingpong/{wildcards.fabric}.csv",
+            f"{RESULTS}/pingpong/{wildcards.fabric}.reduce.csv",
+        ]
     entry = config["fabrics"][wildcards.fabric]
     return [part["measurements"] for part in measured_parts(entry)]
 
@@ -90,3 +96,52 @@ def figure_outputs(name, category):
         ),
         "pdf": f"{RESULTS}/figures/{name}.pdf",
     }
+
+
+def pingpong_launcher(wildcards):
+    """How the ping-pong runs: forked here, or as a 2-rank MPI job."""
+    transport = config["fabrics"][wildcards.fabric]["pingpong"].get(
+        "transport", "queue"
+    )
+    return "mpiexec -n 2 collectives" if transport == "mpi" else "collectives"
+
+
+WALLCLOCK = PLAN.wallclock
+# The algorithms that need no node structure: what a cluster's flat fit can price.
+FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
+# Gloo is timed where torch is installed (pip install -e '.[gloo]'), skipped elsewhere.
+INSTALLED_PEERS = {"gloo"} if importlib.util.find_spec("torch") else set()
+
+
+def wallclock_runs():
+    """Every timed run's document: one per transport and N."""
+    if WALLCLOCK is None:
+        return []
+    return [
+        f"{RESULTS}/wallclock/{transport}/N{ranks}.json"
+        for transport in WALLCLOCK.transports
+        for ranks in WALLCLOCK.ranks
+    ]
+
+
+def bench_launcher(wildcards):
+    """A timed run forks its ranks here, or is an MPI job of N ranks."""
+    if wildcards.transport == "mpi":
+        return f"mpiexec -n {wildcards.ranks} collectives"
+    return "collectives"
+
+
+def bench_peers(wildcards):
+    return ",".join(WALLCLOCK.peers_for(wildcards.transport, INSTALLED_PEERS))
+
+
+def wallclock_outputs():
+    """The tables and figures of the wallclock section, if the config has one."""
+    if WALLCLOCK is None:
+        return []
+    tables = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
+              "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
+    figures = ["wallclock", "validation"]
+    return [f"{RESULTS}/tables/{name}" for name in tables] + expand(
+        f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=figures, ext=["png", "pdf"]
+    )

@@ -70,3 +70,50 @@ rule selection:
         dtype=config["figures"]["dtype"],
     script:
         "../scripts/selection.py"
+
+
+rule validation_clusters:
+    input:
+        fabrics=f"{RESULTS}/tables/fabrics.csv",
+        allreduce=(
+            [entry["allreduce"] for entry in WALLCLOCK.clusters.values()]
+            if WALLCLOCK
+            else []
+        ),
+    output:
+        f"{RESULTS}/tables/validation_clusters.csv",
+    log:
+        f"{RESULTS}/logs/validation_clusters.log",
+    priority: 1
+    conda:
+        ENV
+    params:
+        clusters=json.dumps(WALLCLOCK.clusters if WALLCLOCK else {}, sort_keys=True),
+        algorithms=FLAT_ALGORITHMS,
+    script:
+        "../scripts/validation_clusters.py"
+
+
+rule validation:
+    input:
+        wallclock=f"{RESULTS}/tables/wallclock.csv",
+        fabrics=f"{RESULTS}/tables/fabrics.csv",
+        replays=(
+            [f"{RESULTS}/replay/{f}.csv" for f in WALLCLOCK.fabrics.values()]
+            if WALLCLOCK
+            else []
+        ),
+        clusters=f"{RESULTS}/tables/validation_clusters.csv",
+    output:
+        validation=f"{RESULTS}/tables/validation.csv",
+        crossover=f"{RESULTS}/tables/validation_crossover.csv",
+        summary=f"{RESULTS}/tables/validation_summary.csv",
+    log:
+        f"{RESULTS}/logs/validation.log",
+    priority: 1
+    conda:
+        ENV
+    params:
+        calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
+    script:
+        "../scripts/validation.py"

@@ -4,7 +4,8 @@
 
 rule pingpong:
     output:
-        f"{RESULTS}/pingpong/{{fabric}}.csv",
+        points=f"{RESULTS}/pingpong/{{fabric}}.csv",
+        reductions=f"{RESULTS}/pingpong/{{fabric}}.reduce.csv",
     log:
         f"{RESULTS}/logs/pingpong/{{fabric}}.log",
     priority: 100  # first, while the cores are still free
@@ -21,9 +22,14 @@ rule pingpong:
         iterations=lambda wildcards: config["fabrics"][wildcards.fabric][
             "pingpong"
         ].get("iterations", 200),
+        launcher=pingpong_launcher,
+        transport=lambda wildcards: config["fabrics"][wildcards.fabric][
+            "pingpong"
+        ].get("transport", "queue"),
     shell:
-        "collectives pingpong --sizes {params.sizes} --iterations {params.iterations}"
-        " --output {output} 2> {log}"
+        "{params.launcher} pingpong --transport {params.transport} --sizes {params.sizes}"
+        " --iterations {params.iterations} --output {output.points}"
+        " --reduce-output {output.reductions} 2> {log}"
 
 
 rule fabric:

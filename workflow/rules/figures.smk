@@ -127,3 +127,32 @@ rule figure_workloads:
         algorithms=PLAN.algorithms,
     script:
         "../scripts/figure_workloads.py"
+
+
+rule figure_wallclock:
+    input:
+        f"{RESULTS}/tables/wallclock.csv",
+    output:
+        **figure_outputs("wallclock", "5. The model against the clock"),
+    log:
+        f"{RESULTS}/logs/figures/wallclock.log",
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/figure_wallclock.py"
+
+
+rule figure_validation:
+    input:
+        validation=f"{RESULTS}/tables/validation.csv",
+        clusters=f"{RESULTS}/tables/validation_clusters.csv",
+    output:
+        **figure_outputs("validation", "5. The model against the clock"),
+    log:
+        f"{RESULTS}/logs/figures/validation.log",
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/figure_validation.py"

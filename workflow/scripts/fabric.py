@@ -10,7 +10,8 @@ from collectives import fabrics
 from collectives.records import write_json
 
 name, entry = snakemake.wildcards.fabric, json.loads(snakemake.params.entry)
-pingpong = Path(snakemake.input[0]) if fabrics.kind_of(entry) == "pingpong" else None
-fabric = fabrics.build(name, entry, Path("."), pingpong)
+measured = fabrics.kind_of(entry) == "pingpong"
+pingpong, reductions = (Path(p) for p in snakemake.input) if measured else (None, None)
+fabric = fabrics.build(name, entry, Path("."), pingpong, reductions)
 write_json(snakemake.output[0], fabric.as_dict())
 print(json.dumps(fabric.row(), indent=2), file=sys.stderr)

@@ -1,17 +1,63 @@
-"""The queue transport: rank processes, inbox links, fault detection and all accounting."""
+"""Transports: how ranks are started and linked, and where all accounting happens.
+
+`queue` forks one OS process per rank on this host (links are pipes and shared memory);
+`mpi` runs each rank as an MPI process started by mpiexec, possibly across hosts. Both
+give ranks the same Communicator and count the same bytes, messages, clocks and traces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from .accounting import PortClock, RunCounts
 from .faults import FAULT_KINDS, Fault
 from .launcher import RankFailure, RankRun, launch
 from .links import shared_array
 
+TRANSPORTS = ("queue", "mpi")
+
+
+@dataclass(frozen=True)
+class Transport:
+    """A transport's launcher, the allocator of the (ranks, elements) result array, and the
+    number of ranks it was started with, if it decides that (mpiexec -n does)."""
+
+    name: str
+    launch: Callable[..., RankRun | None]
+    result_array: Callable[[tuple[int, int], Any], np.ndarray]
+    started_ranks: Callable[[], int | None] = lambda: None
+
+
+def get_transport(name: str) -> Transport:
+    """The transport called `name`; ValueError if unknown or not installed."""
+    if name == "queue":
+        return Transport("queue", launch, shared_array)
+    if name == "mpi":
+        try:
+            from . import mpi
+        except ImportError as exc:
+            raise ValueError(
+                f"the mpi transport needs mpi4py and an MPI library ({exc}); "
+                "pip install 'collectives[mpi]'"
+            ) from None
+        return Transport("mpi", mpi.launch, mpi.result_array, mpi.world_size)
+    raise ValueError(f"unknown transport {name!r}; valid transports: {', '.join(TRANSPORTS)}")
+
+
 __all__ = [
     "FAULT_KINDS",
+    "TRANSPORTS",
     "Fault",
     "PortClock",
     "RankFailure",
     "RankRun",
     "RunCounts",
+    "Transport",
+    "get_transport",
     "launch",
     "shared_array",
 ]

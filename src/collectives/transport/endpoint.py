@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .accounting import Ledger
+from .base import CountingComm, check_same_size
 from .links import (
     ACK,
     INLINE,
@@ -69,7 +70,7 @@ class _Outgoing:
     posted_bytes: int = 0
 
 
-class QueueComm:
+class QueueComm(CountingComm):
     """A rank's Communicator over the queue transport (see collectives.comm)."""
 
     def __init__(
@@ -78,6 +79,7 @@ class QueueComm:
         links: Links,
         status: np.ndarray,
         on_first_use: Callable[[], None] | None = None,
+        barrier: Callable[[], object] | None = None,
     ) -> None:
         self.rank = rank
         self.size = links.size
@@ -96,46 +98,13 @@ class QueueComm:
         self._slot_free = [True] * SLOTS_PER_RANK
         self._next_slot = 0
         self._wanted: tuple[int, np.ndarray | None, bool] = (-1, None, False)
+        self._barrier = barrier
 
-    # -- the Communicator interface -------------------------------------------------------
+    # -- beyond the interface: for harnesses, never for algorithms ------------------------------
 
-    def send(self, buf: np.ndarray, dest: int) -> None:
-        """Send `buf` to `dest`; returns once `buf` may be reused (blocking send)."""
-        self._start_send(buf, dest)
-        self._finish_send()
-
-    def recv(self, source: int, out: np.ndarray | None = None) -> np.ndarray:
-        """Receive the next message from `source`, into `out` if given."""
-        return self._receive(source, out, add=False)
-
-    def recv_reduce(self, source: int, inoutbuf: np.ndarray) -> None:
-        """Receive the next message from `source` and add it into `inoutbuf`."""
-        self._receive(source, inoutbuf, add=True)
-
-    def sendrecv(
-        self, sendbuf: np.ndarray, dest: int, source: int, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Send to `dest` and receive from `source`, progressing both at once."""
-        self._start_send(sendbuf, dest)
-        received = self._receive(source, out, add=False)
-        self._finish_send()
-        return received
-
-    def sendrecv_reduce(
-        self, sendbuf: np.ndarray, dest: int, source: int, inoutbuf: np.ndarray
-    ) -> None:
-        """Send to `dest` while receiving from `source` and adding into `inoutbuf`."""
-        if np.may_share_memory(sendbuf, inoutbuf):
-            raise ValueError("sendrecv_reduce: sendbuf and inoutbuf must not overlap")
-        self._start_send(sendbuf, dest)
-        self._receive(source, inoutbuf, add=True)
-        self._finish_send()
-
-    def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
-        """inoutbuf += inbuf, counted as a reduction of inbuf.size elements."""
-        _check_same_size(inbuf, inoutbuf, "reduce_local: inbuf")
-        np.add(inoutbuf, inbuf, out=inoutbuf)
-        self.ledger.on_reduce(inbuf.size)
+    def barrier(self) -> None:
+        """Wait until every rank is here (uncounted: a semaphore, not a message)."""
+        self._barrier()
 
     def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
         """Wait for the next message from `source`; copy or add it into `buf` if given."""
@@ -151,7 +120,7 @@ class QueueComm:
         self.ledger.on_recv(source, data.nbytes, message.round_stamp, message.byte_stamp)
         if add:
             if not message.applied:
-                _check_same_size(data, buf, f"message from rank {source}")
+                check_same_size(data, buf, f"message from rank {source}")
                 np.add(buf, data, out=buf)
             self.ledger.on_reduce(data.size)
             return buf
@@ -159,7 +128,7 @@ class QueueComm:
             return buf
         if buf is None:
             return data if data.flags.writeable else data.copy()
-        _check_same_size(data, buf, f"message from rank {source}")
+        check_same_size(data, buf, f"message from rank {source}")
         np.copyto(buf, data, casting="no")
         return buf
 
@@ -198,7 +167,7 @@ class QueueComm:
         if out.posted_bytes == nbytes:
             self._outgoing = None  # all in slots: the send buffer may be reused
 
-    def _finish_send(self) -> None:
+    def _finish_send(self, _sending: None = None) -> None:
         """Progress until the whole outgoing message sits in slots (freed by ACKs)."""
         while self._outgoing is not None:
             self._progress(waiting_on=self._outgoing.dest)
@@ -233,7 +202,7 @@ class QueueComm:
             if self._outgoing is not None:
                 self._post_segments()
         elif message.kind == INLINE:
-            data = np.frombuffer(message.payload, dtype=_dtype(message.dtype_char))
+            data = np.frombuffer(message.payload, dtype=dtype_of(message.dtype_char))
             self._arrived[source].append(_Arrived(data, message.round_stamp, message.byte_stamp))
         else:
             self._receive_segment(message)
@@ -267,7 +236,7 @@ class QueueComm:
     def _start_incoming(self, message: Message) -> _Incoming:
         """Segments go straight into the program's buffer if it waits for exactly this
         message (the common case: no extra copy), else into a private buffer."""
-        dtype = _dtype(message.dtype_char)
+        dtype = dtype_of(message.dtype_char)
         source, buf, add = self._wanted
         direct = (
             buf is not None
@@ -290,16 +259,7 @@ class QueueComm:
             hook, self._on_first_use = self._on_first_use, None
             hook()
 
-    def _check_peer(self, peer: int, role: str) -> None:
-        if not 0 <= peer < self.size:
-            raise ValueError(f"{role} rank {peer} is outside 0..{self.size - 1}")
-
-
-def _check_same_size(data: np.ndarray, buf: np.ndarray, what: str) -> None:
-    if data.size != buf.size:
-        raise ValueError(f"{what} holds {data.size} elements, the buffer {buf.size}")
-
 
 @functools.cache
-def _dtype(char: bytes) -> np.dtype:
+def dtype_of(char: bytes) -> np.dtype:
     return np.dtype(char.decode())

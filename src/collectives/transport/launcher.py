@@ -85,15 +85,18 @@ def launch(
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
     traces = tempfile.mkdtemp(prefix="collectives-trace-")  # each rank leaves its events here
+    barrier = _FORK.Barrier(size)
     procs: list[mp.Process] = []
     parent = os.getpid()
 
     def rank_main(rank: int) -> None:
         _become_rank(parent)
         injector = fault if fault is not None and fault.rank == rank else None
-        comm = QueueComm(rank, links, shared.status, injector.on_first_use if injector else None)
+        comm = QueueComm(
+            rank, links, shared.status, injector.on_first_use if injector else None, barrier.wait
+        )
         try:
-            _warm_heap(largest_message)  # first-touch page faults now, untimed
+            warm_heap(largest_message)  # first-touch page faults now, untimed
             prefault(links.slots[rank])
             prefault(shared.results[rank])
             prepared = prepare(rank)
@@ -189,7 +192,7 @@ def _become_rank(parent: int) -> None:
     gc.disable()  # a rank is short-lived and makes no cycles worth a collection
 
 
-def _warm_heap(nbytes: int) -> None:
+def warm_heap(nbytes: int) -> None:
     """Fault in `nbytes` of heap and keep it, so the timed run allocates warm memory.
 
     A fresh process pays a page fault per 4 KiB the first time it touches memory (here

@@ -1,0 +1,187 @@
+"""The model against the clock: predicted times beside wall-clock ones, here and on clusters.
+
+On this machine, each transport is calibrated by its own ping-pong (the `local` and
+`local-mpi` fabrics) and every timed run's measured counts give a prediction
+rounds * alpha + bytes_critical * beta to set beside its measured median. On real
+clusters, an osu_latency fit predicts the cluster's osu_allreduce with each algorithm's
+counts (closed forms, which the measured counts equal on the whole grid).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import theory
+from .fabrics import read_osu_latency
+
+PEER_COLUMNS = {"MPI_Allreduce": "mpi", "gloo": "gloo"}
+COUNT_COLUMNS = ["rounds", "messages", "bytes_total", "bytes_critical", "hotspot_bytes"]
+
+
+def wallclock_table(documents: list[dict[str, Any]]) -> pd.DataFrame:
+    """Every timed record of every bench document, one row each, with each of our
+    algorithms' time relative to the library all-reduces timed on the same ranks."""
+    rows = []
+    for document in documents:
+        for record in document["records"]:
+            row = {key: record.get(key) for key in (
+                "transport", "algorithm", "library", "ranks", "elements", "dtype",
+                "message_bytes", "time_median_s", "time_min_s", "algbw_GBps", "busbw_GBps",
+                *COUNT_COLUMNS, "matches_theory", "verified", "iterations",
+            )}  # fmt: skip
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    point = ["transport", "ranks", "elements", "dtype"]
+    for peer, short in PEER_COLUMNS.items():
+        times = table[table.algorithm == peer].set_index(point)["time_median_s"]
+        peer_time = table.set_index(point).index.map(times.to_dict().get)
+        ratio = table["time_median_s"].to_numpy() / np.asarray(peer_time, dtype=float)
+        table[f"ratio_to_{short}"] = np.where(table.library, math.nan, ratio)
+    return table
+
+
+def model_against_clock(
+    wallclock: pd.DataFrame,
+    fabrics: pd.DataFrame,
+    calibration: dict[str, str],
+    replayed: pd.DataFrame,
+) -> pd.DataFrame:
+    """Our algorithms' measured medians beside their predictions on the fabric calibrated
+    for their transport: `predicted_s`, the grid's trace of the same (algorithm, N, M)
+    replayed there (alpha, beta and the measured gamma per element added), and
+    `closed_form_s` = rounds * alpha + bytes_critical * beta. rel_error = predicted /
+    measured - 1."""
+    ours = wallclock[~wallclock.library.astype(bool)].copy()
+    links = fabrics.set_index("fabric")
+    ours["fabric"] = ours.transport.map(calibration)
+    ours["alpha_s"] = ours.fabric.map(links.alpha_s)
+    ours["beta_s_per_byte"] = ours.fabric.map(links.beta_s_per_byte)
+    ours["gamma_s_per_element"] = ours.fabric.map(links.gamma_s_per_element)
+    keys = ["fabric", "algorithm", "ranks", "elements", "dtype"]
+    ours = ours.merge(replayed[[*keys, "replayed_s"]], on=keys, how="left", validate="m:1")
+    if ours.replayed_s.isna().any():
+        missing = ours[ours.replayed_s.isna()].iloc[0]
+        raise ValueError(f"no replayed time for {dict(missing[keys])}: not on the grid")
+    ours["closed_form_s"] = ours.rounds * ours.alpha_s + ours.bytes_critical * ours.beta_s_per_byte
+    ours["predicted_s"] = ours.replayed_s
+    ours["measured_s"] = ours.time_median_s
+    ours["rel_error"] = ours.predicted_s / ours.measured_s - 1
+    columns = ["transport", "fabric", "algorithm", "ranks", "elements", "dtype", "message_bytes",
+               "rounds", "bytes_critical", "measured_s", "time_min_s", "predicted_s",
+               "closed_form_s", "rel_error"]  # fmt: skip
+    return ours[columns].reset_index(drop=True)
+
+
+def last_crossing(sizes: np.ndarray, slower_small: np.ndarray, slower_large: np.ndarray) -> float:
+    """The size from which `slower_large` (e.g. ring) is faster than `slower_small` (e.g.
+    recursive doubling) at every larger size, interpolated between the two grid sizes
+    around the change; 0 if always, NaN if not at the largest size."""
+    difference = np.asarray(slower_large, float) - np.asarray(slower_small, float)
+    if difference[-1] >= 0:
+        return math.nan
+    losing = np.flatnonzero(difference >= 0)
+    if losing.size == 0:
+        return 0.0
+    i = losing[-1]  # the last size where it is not faster; it is faster from i + 1 on
+    x0, x1, d0, d1 = sizes[i], sizes[i + 1], difference[i], difference[i + 1]
+    return float(x0 + (x1 - x0) * d0 / (d0 - d1))
+
+
+def crossover_against_clock(
+    validation: pd.DataFrame, small: str = "recursive_doubling", large: str = "ring"
+) -> pd.DataFrame:
+    """Per transport and N: the size from which ring beats recursive doubling, predicted
+    and measured, found the same way on both (last_crossing)."""
+    rows = []
+    for (transport, ranks), group in validation.groupby(["transport", "ranks"]):
+        if not {small, large} <= set(group.algorithm):
+            continue
+        sides = {
+            name: group[group.algorithm == name].sort_values("message_bytes")
+            for name in (small, large)
+        }
+        sizes = sides[small].message_bytes.to_numpy(float)
+        row = {"transport": transport, "ranks": ranks}
+        for column in ("predicted", "measured"):
+            row[f"{column}_bytes"] = last_crossing(
+                sizes,
+                sides[small][f"{column}_s"].to_numpy(),
+                sides[large][f"{column}_s"].to_numpy(),
+            )
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["transport", "ranks", "predicted_bytes", "measured_bytes"])
+
+
+def clusters_against_clock(
+    clusters: dict[str, dict[str, Any]],
+    fabrics: pd.DataFrame,
+    algorithms: list[str],
+    base: Path,
+) -> pd.DataFrame:
+    """Each cluster's osu_allreduce times beside every algorithm's prediction from its
+    fabric's fit, and the cheapest prediction (what ideal selection would reach).
+
+    The fit is one pair of ranks on otherwise idle nodes: each rank has the link to itself.
+    `shared_s` is the other extreme, the cheapest algorithm when all G ranks of a node
+    share that one link (beta times G); real runs should fall between the two.
+    """
+    links = fabrics.set_index("fabric")
+    rows = []
+    for name, entry in clusters.items():
+        measured = read_osu_latency(base / entry["allreduce"], entry.get("table", 1))
+        alpha = links.loc[entry["fabric"], "alpha_s"]
+        beta = links.loc[entry["fabric"], "beta_s_per_byte"]
+        itemsize, ranks = entry.get("itemsize", 4), entry["ranks"]
+        sharing = entry.get("ranks_per_node", 1)
+        for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
+            elements = max(1, int(nbytes) // itemsize)
+            counts = {a: theory.predict(a, ranks, elements, itemsize) for a in algorithms}
+            predicted = {a: c.rounds * alpha + c.bytes_critical * beta for a, c in counts.items()}
+            shared = min(
+                c.rounds * alpha + c.bytes_critical * beta * sharing for c in counts.values()
+            )
+            best = min(predicted, key=predicted.get)
+            rows.append(
+                {
+                    "cluster": name,
+                    "fabric": entry["fabric"],
+                    "ranks": ranks,
+                    "ranks_per_node": sharing,
+                    "message_bytes": int(nbytes),
+                    "measured_s": float(seconds),
+                    **{f"{a}_s": t for a, t in predicted.items()},
+                    "best_algorithm": best,
+                    "predicted_s": predicted[best],
+                    "shared_s": shared,
+                    "between": bool(predicted[best] <= seconds <= shared),
+                    "rel_error": predicted[best] / seconds - 1,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
+    """Median and largest |relative error|, and the share within 2x, per transport and N
+    (this machine) and per cluster."""
+    parts = []
+    for keys, frame in (
+        (["transport", "ranks"], validation),
+        (["cluster", "ranks"], clusters),
+    ):
+        if frame.empty:
+            continue
+        errors = frame.assign(abs_error=frame.rel_error.abs(), ratio=1 + frame.rel_error)
+        summary = errors.groupby(keys).agg(
+            points=("rel_error", "size"),
+            median_abs_rel_error=("abs_error", "median"),
+            max_abs_rel_error=("abs_error", "max"),
+            within_2x=("ratio", lambda r: float(((r >= 0.5) & (r <= 2)).mean())),
+        )
+        summary = summary.reset_index().rename(columns={keys[0]: "where"})
+        parts.append(summary)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

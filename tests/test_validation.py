@@ -1,0 +1,123 @@
+"""The model against the clock: ratios to the libraries, predictions, crossovers, clusters."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from collectives import theory, validation
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def record(algorithm: str, elements: int, seconds: float, library: bool = False) -> dict:
+    counts = {} if library else theory.predict(algorithm, 4, elements, 8).as_dict()
+    return {"transport": "mpi", "algorithm": algorithm, "library": library, "ranks": 4,
+            "elements": elements, "dtype": "float64", "message_bytes": elements * 8,
+            "time_median_s": seconds, "time_min_s": seconds * 0.9, "algbw_GBps": 1.0,
+            "busbw_GBps": 1.5, "verified": True, "matches_theory": not library or None,
+            "iterations": 5, **counts}  # fmt: skip
+
+
+DOCUMENT = {
+    "records": [
+        record("ring", 1, 4e-4), record("recursive_doubling", 1, 1e-4),
+        record("MPI_Allreduce", 1, 2e-5, library=True),
+        record("ring", 1 << 20, 8e-3), record("recursive_doubling", 1 << 20, 1.2e-2),
+        record("MPI_Allreduce", 1 << 20, 8e-3, library=True),
+    ]
+}  # fmt: skip
+
+
+def test_ratios_divide_by_the_library_timed_on_the_same_ranks():
+    table = validation.wallclock_table([DOCUMENT])
+    ours = table[~table.library]
+    assert list(ours.ratio_to_mpi) == pytest.approx([20.0, 5.0, 1.0, 1.5])
+    assert table[table.library].ratio_to_mpi.isna().all()
+    assert ours.ratio_to_gloo.isna().all()  # no gloo in this run
+
+
+def test_predictions_are_the_replayed_trace_on_the_calibrated_fabric():
+    table = validation.wallclock_table([DOCUMENT])
+    fabrics = pd.DataFrame({"fabric": ["local-mpi"], "alpha_s": [1e-5], "beta_s_per_byte": [1e-9],
+                            "gamma_s_per_element": [1e-10]})  # fmt: skip
+    ours = table[~table.library]
+    replayed = ours.assign(fabric="local-mpi", replayed_s=np.arange(1, 5) * 1e-3)
+    result = validation.model_against_clock(table, fabrics, {"mpi": "local-mpi"}, replayed)
+    assert list(result.predicted_s) == pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
+    closed = ours.rounds * 1e-5 + ours.bytes_critical * 1e-9
+    assert list(result.closed_form_s) == pytest.approx(list(closed))
+    expected = result.predicted_s.to_numpy() / ours.time_median_s.to_numpy() - 1
+    assert list(result.rel_error) == pytest.approx(list(expected))
+    with pytest.raises(ValueError, match="no replayed time"):
+        validation.model_against_clock(table, fabrics, {"mpi": "local-mpi"}, replayed.iloc[:2])
+
+
+@pytest.mark.parametrize(
+    ("small", "large", "expected"),
+    [
+        ([1, 1, 1], [2, 2, 0], 100 + 900 * 1 / 2),  # crosses halfway between 100 and 1000
+        ([1, 1, 1], [0, 0, 0], 0.0),  # always faster
+        ([1, 1, 1], [2, 2, 2], math.nan),  # never
+        ([1, 1, 1], [0, 2, 0], 100 + 900 * 1 / 2),  # the last change counts
+    ],
+)
+def test_last_crossing(small, large, expected):
+    found = validation.last_crossing(np.array([10.0, 100.0, 1000.0]), small, large)
+    assert found == pytest.approx(expected, nan_ok=True)
+
+
+def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():
+    rows = []
+    for algorithm, measured, predicted in (
+        ("recursive_doubling", [1, 2, 10], [1, 2, 4]),
+        ("ring", [3, 3, 3], [3, 3, 3]),
+    ):
+        for size, m, p in zip([8, 80, 800], measured, predicted, strict=True):
+            rows.append({"transport": "queue", "ranks": 4, "algorithm": algorithm,
+                         "message_bytes": size, "measured_s": m, "predicted_s": p})  # fmt: skip
+    table = validation.crossover_against_clock(pd.DataFrame(rows))
+    (row,) = table.itertuples()
+    assert row.measured_bytes == pytest.approx(80 + 720 * 1 / 8)  # 3-2 vs 3-10: 1/8 of the way
+    assert row.predicted_bytes == pytest.approx(80 + 720 * 1 / 2)
+
+
+@pytest.fixture(scope="module")
+def clusters():
+    fabrics = pd.DataFrame({"fabric": ["ib"], "alpha_s": [2e-6], "beta_s_per_byte": [1e-10]})
+    entry = {
+        "fabric": "ib",
+        "ranks": 16,
+        "ranks_per_node": 8,
+        "allreduce": "config/fabrics/abci_anode_osu_allreduce_host_16ranks_ib_hdr_2nodes.txt",
+    }
+    algorithms = ["ring", "recursive_doubling", "rabenseifner"]  # fmt: skip
+    return validation.clusters_against_clock({"abci": entry}, fabrics, algorithms, REPO)
+
+
+def test_clusters_are_predicted_by_every_algorithm_from_the_fit(clusters):
+    assert len(clusters) == 24 and clusters.message_bytes.iloc[0] == 4
+    first = clusters.iloc[0]  # 4 bytes = 1 float: recursive doubling's 4 rounds of 4 bytes
+    assert first.recursive_doubling_s == pytest.approx(4 * 2e-6 + 16 * 1e-10)
+    assert first.measured_s == pytest.approx(3.35e-6)
+    best = clusters[["ring_s", "recursive_doubling_s", "rabenseifner_s"]].min(axis=1)
+    assert list(clusters.predicted_s) == pytest.approx(list(best))
+    assert (clusters.shared_s >= clusters.predicted_s).all()  # 8 ranks share a link
+    inside = (clusters.predicted_s <= clusters.measured_s) & (
+        clusters.measured_s <= clusters.shared_s
+    )
+    assert list(clusters.between) == list(inside)
+
+
+def test_the_summary_has_a_row_per_transport_and_n_and_per_cluster(clusters):
+    here = pd.DataFrame({"transport": ["queue"] * 3, "ranks": [2] * 3,
+                         "rel_error": [0.0, -0.5, 3.0]})  # fmt: skip
+    summary = validation.error_summary(here, clusters)
+    assert list(summary["where"]) == ["queue", "abci"]
+    row = summary.iloc[0]
+    assert (row.points, row.median_abs_rel_error, row.max_abs_rel_error) == (3, 0.5, 3.0)
+    assert row.within_2x == pytest.approx(2 / 3)

@@ -1,0 +1,13 @@
+"""Every timed run into one table, with each algorithm's time relative to the libraries'."""
+
+import json
+import sys
+from pathlib import Path
+
+sys.stderr = open(snakemake.log[0], "w")
+
+from collectives.records import write_csv
+from collectives.validation import wallclock_table
+
+documents = [json.loads(Path(path).read_text()) for path in snakemake.input]
+write_csv(snakemake.output[0], wallclock_table(documents))
