@@ -121,3 +121,18 @@ def test_the_summary_has_a_row_per_transport_and_n_and_per_cluster(clusters):
     row = summary.iloc[0]
     assert (row.points, row.median_abs_rel_error, row.max_abs_rel_error) == (3, 0.5, 3.0)
     assert row.within_2x == pytest.approx(2 / 3)
+
+
+def test_the_summary_judges_the_model_s_choices():
+    """At 8 B the model picks the measured winner; at 80 B a loser 5% slower; at 800 B one
+    50% slower."""
+    rows = [
+        ("ring", 8, 2.0, 1.0), ("recursive_doubling", 8, 1.0, 0.5),
+        ("ring", 80, 2.0, 1.0), ("recursive_doubling", 80, 1.0, 1.05),
+        ("ring", 800, 1.0, 3.0), ("recursive_doubling", 800, 2.0, 2.0),
+    ]  # fmt: skip
+    here = pd.DataFrame(rows, columns=["algorithm", "message_bytes", "predicted_s", "measured_s"])
+    here = here.assign(transport="mpi", ranks=2, rel_error=here.predicted_s / here.measured_s - 1)
+    (row,) = validation.error_summary(here, pd.DataFrame()).itertuples()
+    assert row.same_winner == pytest.approx(1 / 3)
+    assert row.choice_within_10pct == pytest.approx(2 / 3)

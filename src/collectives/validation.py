@@ -166,8 +166,10 @@ def clusters_against_clock(
 
 
 def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
-    """Median and largest |relative error|, and the share within 2x, per transport and N
-    (this machine) and per cluster."""
+    """Median and largest |relative error| and the share within 2x, per transport and N
+    (this machine) and per cluster; on this machine also how well the model chooses: the
+    share of sizes where its cheapest algorithm is the measured fastest, and where the
+    measured time of its choice is within 10% of the fastest."""
     parts = []
     for keys, frame in (
         (["transport", "ranks"], validation),
@@ -182,6 +184,27 @@ def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFr
             max_abs_rel_error=("abs_error", "max"),
             within_2x=("ratio", lambda r: float(((r >= 0.5) & (r <= 2)).mean())),
         )
-        summary = summary.reset_index().rename(columns={keys[0]: "where"})
-        parts.append(summary)
+        if "algorithm" in frame:
+            summary = summary.join(_choices(frame, keys))
+        parts.append(summary.reset_index().rename(columns={keys[0]: "where"}))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _choices(validation: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group: the share of message sizes where the predicted winner is the measured
+    one, and where its measured time is within 10% of the measured fastest."""
+
+    def judge(point: pd.DataFrame) -> pd.Series:
+        chosen = point.loc[point.predicted_s.idxmin()]
+        fastest = point.measured_s.min()
+        return pd.Series(
+            {
+                "same_winner": float(chosen.measured_s == fastest),
+                "choice_within_10pct": float(chosen.measured_s <= 1.1 * fastest),
+            }
+        )
+
+    per_size = validation.groupby([*keys, "message_bytes"])[
+        ["algorithm", "predicted_s", "measured_s"]
+    ].apply(judge)
+    return per_size.groupby(level=keys).mean()

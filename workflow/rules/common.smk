@@ -145,3 +145,9 @@ def wallclock_outputs():
     return [f"{RESULTS}/tables/{name}" for name in tables] + expand(
         f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=figures, ext=["png", "pdf"]
     )
+
+
+def all_cores(wildcards):
+    """Every core of the run, for a timing job that must run alone (read when the job is
+    scheduled, so that commands without --cores, such as --report, still work)."""
+    return workflow.cores

@@ -11,7 +11,7 @@ rule pingpong:
     priority: 100  # first, while the cores are still free
     conda:
         ENV
-    threads: workflow.cores  # a timing measurement: run it alone
+    threads: all_cores  # a timing measurement: run it alone
     params:
         sizes=lambda wildcards: ",".join(
             map(

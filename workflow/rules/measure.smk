@@ -34,7 +34,7 @@ rule bench:
     priority: 100  # first, while no other job competes for the cores
     conda:
         ENV
-    threads: workflow.cores  # a timing measurement: run it alone
+    threads: all_cores  # a timing measurement: run it alone
     resources:
         runtime=RUNTIME_MINUTES,
     params:
