@@ -113,6 +113,17 @@ def test_clusters_are_predicted_by_every_algorithm_from_the_fit(clusters):
     assert list(clusters.between) == list(inside)
 
 
+def test_no_clusters_still_make_a_readable_table(tmp_path):
+    """A wallclock section without clusters: the table has its header, so the next rule
+    can read it back."""
+    fabrics = pd.DataFrame({"fabric": ["ib"], "alpha_s": [2e-6], "beta_s_per_byte": [1e-10]})
+    table = validation.clusters_against_clock({}, fabrics, ["ring", "rabenseifner"], REPO)
+    table.to_csv(tmp_path / "clusters.csv", index=False)
+    back = pd.read_csv(tmp_path / "clusters.csv")
+    assert back.empty and {"ring_s", "rabenseifner_s", "rel_error"} <= set(back.columns)
+    assert validation.error_summary(pd.DataFrame(), back).empty
+
+
 def test_the_summary_has_a_row_per_transport_and_n_and_per_cluster(clusters):
     here = pd.DataFrame({"transport": ["queue"] * 3, "ranks": [2] * 3,
                          "rel_error": [0.0, -0.5, 3.0]})  # fmt: skip

@@ -497,6 +497,10 @@ def _identity(axis, data: pd.DataFrame) -> None:
     axis.fill_between(line, line / 2, line * 2, color="0.9", zorder=0)
     axis.set_xlim(low, high)
     axis.set_ylim(low, high)
+    # Labels at 1, 2, 5 x 10^k when the range spans less than two decades, else decades.
+    subs = (1.0, 2.0, 5.0) if high / low < 100 else (1.0,)
     for setter, target in ((axis.set_xscale, axis.xaxis), (axis.set_yscale, axis.yaxis)):
         setter("log")
+        target.set_major_locator(LogLocator(subs=subs))
         target.set_major_formatter(FuncFormatter(format_seconds))
+        target.set_minor_formatter(NullFormatter())

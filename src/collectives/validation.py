@@ -162,7 +162,10 @@ def clusters_against_clock(
                     "rel_error": predicted[best] / seconds - 1,
                 }
             )
-    return pd.DataFrame(rows)
+    columns = ["cluster", "fabric", "ranks", "ranks_per_node", "message_bytes", "measured_s",
+               *(f"{a}_s" for a in algorithms), "best_algorithm", "predicted_s", "shared_s",
+               "between", "rel_error"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)  # the header even with no clusters
 
 
 def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:

@@ -6,6 +6,8 @@ import json
 import math
 import os
 
+from snakemake.exceptions import WorkflowError
+
 from collectives.algorithms import parse_variant
 from collectives.fabrics import measured_parts
 from collectives.grid import expand_axis
@@ -25,10 +27,24 @@ ENV = "../envs/collectives.yaml"  # relative to the rule files
 RUNTIME_MINUTES = math.ceil(config.get("timeout", 600) / 60)
 
 
+def on_cluster():
+    """Whether jobs run through a cluster executor (submitting, or executing on a node)."""
+    return workflow.remote_exec or not workflow.local_exec
+
+
+def node_cpus():
+    """The most CPUs one job can use: this machine's; on a cluster one compute node's, the
+    profile's max-threads, which reaches the jobs too, so that the submitting and the
+    executing Snakemake agree on every job's threads."""
+    if on_cluster() and workflow.resource_settings.max_threads:
+        return workflow.resource_settings.max_threads
+    return os.cpu_count() or 1
+
+
 def measure_threads(wildcards):
-    """One process per rank, but no more cores than this machine has: a job cannot use
+    """One process per rank, but no more cores than a machine has: a job cannot use
     more, and --cores then bounds how many jobs share them."""
-    return min(int(wildcards.ranks), os.cpu_count() or 1)
+    return min(int(wildcards.ranks), node_cpus())
 
 
 def measure_memory_mb(wildcards):
@@ -98,12 +114,42 @@ def figure_outputs(name, category):
     }
 
 
-def pingpong_launcher(wildcards):
-    """How the ping-pong runs: forked here, or as a 2-rank MPI job."""
-    transport = config["fabrics"][wildcards.fabric]["pingpong"].get(
-        "transport", "queue"
-    )
-    return "mpiexec -n 2 collectives" if transport == "mpi" else "collectives"
+def timing_transport(wildcards):
+    """How a timing job's ranks talk: the wall-clock run's wildcard, or the ping-pong
+    fabric's setting."""
+    if "transport" in wildcards.keys():
+        return wildcards.transport
+    return config["fabrics"][wildcards.fabric]["pingpong"].get("transport", "queue")
+
+
+def timing_ranks(wildcards):
+    """How many ranks a timing job runs: N for a wall-clock run, 2 for a ping-pong."""
+    return int(wildcards.ranks) if "ranks" in wildcards.keys() else 2
+
+
+# A timing job over MPI is an MPI job in Snakemake's resource vocabulary (mpi, tasks,
+# cpus_per_task), which cluster executors read and local runs ignore: the SLURM profile
+# then asks for one task per rank, on as many nodes as the scheduler places them.
+def mpi_launcher(wildcards):
+    """The MPI launcher (override with --set-resources RULE:mpi=...); empty for forked
+    ranks."""
+    return "mpiexec" if timing_transport(wildcards) == "mpi" else ""
+
+
+def mpi_tasks(wildcards):
+    return timing_ranks(wildcards) if timing_transport(wildcards) == "mpi" else 1
+
+
+def cpus_per_task(wildcards, threads):
+    """One CPU per MPI task; forked ranks share one task's threads."""
+    return 1 if timing_transport(wildcards) == "mpi" else threads
+
+
+def timing_command(wildcards, resources):
+    """`collectives` as this machine runs it, or under the MPI launcher with N tasks."""
+    if resources.mpi:
+        return f"{resources.mpi} -n {resources.tasks} collectives"
+    return "collectives"
 
 
 WALLCLOCK = PLAN.wallclock
@@ -124,13 +170,6 @@ def wallclock_runs():
     ]
 
 
-def bench_launcher(wildcards):
-    """A timed run forks its ranks here, or is an MPI job of N ranks."""
-    if wildcards.transport == "mpi":
-        return f"mpiexec -n {wildcards.ranks} collectives"
-    return "collectives"
-
-
 def bench_peers(wildcards):
     return ",".join(WALLCLOCK.peers_for(wildcards.transport, INSTALLED_PEERS))
 
@@ -148,6 +187,12 @@ def wallclock_outputs():
 
 
 def all_cores(wildcards):
-    """Every core of the run, for a timing job that must run alone (read when the job is
-    scheduled, so that commands without --cores, such as --report, still work)."""
-    return workflow.cores
+    """Every core of the run, for a timing job that must run alone: --cores here (read
+    when the job is scheduled, so that commands without --cores, such as --report, still
+    work); on a cluster a whole node, which the profile makes exclusive."""
+    if on_cluster():
+        return node_cpus()
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return os.cpu_count() or 1

@@ -12,6 +12,10 @@ rule pingpong:
     conda:
         ENV
     threads: all_cores  # a timing measurement: run it alone
+    resources:
+        mpi=mpi_launcher,
+        tasks=mpi_tasks,
+        cpus_per_task=cpus_per_task,
     params:
         sizes=lambda wildcards: ",".join(
             map(
@@ -22,10 +26,8 @@ rule pingpong:
         iterations=lambda wildcards: config["fabrics"][wildcards.fabric][
             "pingpong"
         ].get("iterations", 200),
-        launcher=pingpong_launcher,
-        transport=lambda wildcards: config["fabrics"][wildcards.fabric][
-            "pingpong"
-        ].get("transport", "queue"),
+        launcher=timing_command,
+        transport=timing_transport,
     shell:
         "{params.launcher} pingpong --transport {params.transport} --sizes {params.sizes}"
         " --iterations {params.iterations} --output {output.points}"

@@ -37,8 +37,11 @@ rule bench:
     threads: all_cores  # a timing measurement: run it alone
     resources:
         runtime=RUNTIME_MINUTES,
+        mpi=mpi_launcher,
+        tasks=mpi_tasks,
+        cpus_per_task=cpus_per_task,
     params:
-        launcher=bench_launcher,
+        launcher=timing_command,
         algorithms=",".join(WALLCLOCK.algorithms) if WALLCLOCK else "",
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
         peers=bench_peers,
