@@ -7,7 +7,6 @@ figure, the report, incremental re-runs, config errors before any job, and the l
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,22 +15,14 @@ import pandas as pd
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+from tests.workflow_copy import PNG, REPO, SNAKEMAKE, copy_workflow
+
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
           "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads",
            "wallclock", "validation"]  # fmt: skip
-PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def copy_workflow(target: Path) -> Path:
-    for item in ("Snakefile", "workflow", "config", ".test"):
-        source = REPO / item
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, target / item)
-    return target
 
 
 def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):

@@ -143,9 +143,14 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     if "wallclock" in config:
         wallclock = _wallclock(config, ranks, elements, fabrics, basedir)
     for name, entry in config["fabrics"].items():
-        if entry.get("pingpong", {}).get("transport") == "mpi":
+        if "pingpong" in entry and pingpong_transport(entry) == "mpi":
             _need_mpi(f"fabrics.{name}.pingpong.transport")
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock)
+
+
+def pingpong_transport(entry: dict[str, Any]) -> str:
+    """The transport a ping-pong fabric is measured over (queue unless it says mpi)."""
+    return entry["pingpong"].get("transport", "queue")
 
 
 def _wallclock(
@@ -188,7 +193,7 @@ def _wallclock(
             raise ConfigError(f"wallclock.fabrics: no fabric calibrated for {transport}")
         if fabrics.get(fabric) != "pingpong":
             raise ConfigError(f"wallclock.fabrics.{transport}: {fabric} is not a ping-pong fabric")
-        measured_on = config["fabrics"][fabric]["pingpong"].get("transport", "queue")
+        measured_on = pingpong_transport(config["fabrics"][fabric])
         if measured_on != transport:
             raise ConfigError(
                 f"wallclock.fabrics.{transport}: {fabric} is measured over {measured_on}"

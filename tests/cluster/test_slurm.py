@@ -11,17 +11,16 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.workflow_copy import PNG, REPO, SNAKEMAKE, copy_workflow
+
 pytestmark = pytest.mark.cluster
 
-REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 CONFIG = REPO / ".test/config-cluster/config.yaml"
 # Columns that are clock readings; everything else is counted, verified or derived.
 TIMING = ["wall_seconds", "collective_seconds"]
@@ -33,9 +32,7 @@ SUBMITTED = re.compile(r"submitted with SLURM jobid (\d+) \(log: .*/slurm_logs/(
 def scratch_copy(target: Path) -> Path:
     """The workflow with the cluster test config as its config/config.yaml: remote jobs
     read the workflow's default config (--replace-workflow-config does not reach them)."""
-    for item in ("Snakefile", "workflow", "config", "profiles"):
-        source = REPO / item
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, target / item)
+    copy_workflow(target, ("Snakefile", "workflow", "config", "profiles"))
     shutil.copy(CONFIG, target / "config/config.yaml")
     return target
 
@@ -142,7 +139,7 @@ def test_the_same_tables_and_figures_are_produced(on_slurm, local):
     assert produced(local) == produced(on_slurm[0])
     assert "figures/crossover.png" in produced(local)
     for path in (on_slurm[0] / "results/figures").glob("*.png"):
-        assert path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), path
+        assert path.read_bytes().startswith(PNG), path
 
 
 def test_what_counts_alone_decides_is_identical(on_slurm, local):

@@ -9,6 +9,7 @@ import os
 from snakemake.exceptions import WorkflowError
 
 from collectives.algorithms import parse_variant
+from collectives.config import pingpong_transport
 from collectives.fabrics import measured_parts
 from collectives.grid import expand_axis
 from collectives.tables import record_path
@@ -119,7 +120,7 @@ def timing_transport(wildcards):
     fabric's setting."""
     if "transport" in wildcards.keys():
         return wildcards.transport
-    return config["fabrics"][wildcards.fabric]["pingpong"].get("transport", "queue")
+    return pingpong_transport(config["fabrics"][wildcards.fabric])
 
 
 def timing_ranks(wildcards):
