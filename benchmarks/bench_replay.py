@@ -17,13 +17,17 @@ import statistics
 import time
 from pathlib import Path
 
-from collectives.measure import measure_with_trace
-from collectives.replay import LinkClass, Topology, replay, replay_runs
+from collectives.model.fabric import Fabric, LinkClass
+from collectives.model.replay import replay
+from collectives.run.files import trace_path_for
+from collectives.run.measure import measure
+from collectives.study.aggregate import replayed_runs
 
-FLAT = Topology(LinkClass(2.6e-6, 1.05e-10))
-TWO_LEVEL = Topology(
-    LinkClass(3e-7, 2.3e-11), LinkClass(2.6e-6, 1.05e-10), ranks_per_node=8, nic_per_node=1
-)
+FLAT = Fabric("flat", "given", LinkClass(2.6e-6, 1.05e-10))
+TWO_LEVEL = Fabric(
+    "two-level", "structured", LinkClass(2.6e-6, 1.05e-10), intra=LinkClass(3e-7, 2.3e-11),
+    ranks_per_node=8, nic_per_node=1,
+)  # fmt: skip
 
 
 def timed(function, repeat: int) -> float:
@@ -43,10 +47,11 @@ def main() -> None:
     print(f"machine: {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
 
     records = sorted(Path(args.runs).rglob("*.json"))
+    traces = [trace_path_for(record) for record in records]
     if records:
         events = sum(json.loads(p.read_text())["messages"] * 2 for p in records)  # sends + receives
-        for name, topology in (("flat", FLAT), ("two-level, 1 NIC per 8", TWO_LEVEL)):
-            seconds = timed(lambda t=topology: replay_runs(records, t), args.repeat)
+        for name, fabric in (("flat", FLAT), ("two-level, 1 NIC per 8", TWO_LEVEL)):
+            seconds = timed(lambda f=fabric: replayed_runs(records, traces, f), args.repeat)
             verdict = "met" if seconds <= 5 else "MISSED"
             print(
                 f"all {len(records)} traces ({events} message events), {name}: "
@@ -55,7 +60,7 @@ def main() -> None:
     else:
         print(f"no records under {args.runs}: run the pipeline first for the grid benchmark")
 
-    _, trace = measure_with_trace("ring", 256, 1 << 16)
+    trace = measure("ring", 256, 1 << 16).trace
     seconds = timed(lambda: replay(trace, FLAT), args.repeat)
     verdict = "met" if seconds <= 1 else "MISSED"
     print(

@@ -6,7 +6,7 @@ import os
 # imported, spares every process (ranks included) a pool of idle threads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .cli import main
+from .run.cli import main
 
 
 def run() -> int:

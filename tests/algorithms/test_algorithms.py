@@ -7,10 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from collectives import theory
-from collectives.algorithms import ALGORITHMS, PARAMETERS, describe, get
+from collectives import registry
 from collectives.algorithms.partition import split_evenly
-from collectives.measure import DTYPES, measure
+from collectives.registry import ALGORITHMS, get
+from collectives.run.record import DTYPES
+from tests.runs import run_record
 
 PRIME = 97
 
@@ -20,16 +21,16 @@ def sizes_for(n: int) -> list[int]:
     return sorted({1, max(1, n - 1), n + 1, PRIME, 1024, 1024 * n})
 
 
-PLAIN = [a for a in ALGORITHMS if a not in PARAMETERS]
+PLAIN = [a for a in ALGORITHMS if not ALGORITHMS[a].parameters]
 GRID = [(a, n, m) for a in PLAIN for n in range(1, 18) for m in sizes_for(n)]
 
 
 @pytest.mark.parametrize(("algorithm", "n", "m"), GRID)
 def test_verifies_and_matches_theory(algorithm, n, m):
-    record = measure(algorithm, n, m)  # raises unless verified and equal to theory
+    record = run_record(algorithm, n, m)  # raises unless verified and equal to theory
     assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
     assert record["max_abs_error"] == 0
-    predicted = theory.predict(algorithm, n, m, 8)
+    predicted = registry.get(algorithm).predict(n, m, 8)
     assert record["theory"] == predicted.as_dict()
     assert record["rounds"] == predicted.rounds
     assert record["bytes_total"] == predicted.bytes_total
@@ -41,7 +42,7 @@ def test_verifies_and_matches_theory(algorithm, n, m):
 )
 @pytest.mark.parametrize("m", [1, 3, 97, 1024, 70000])
 def test_hierarchical_verifies_and_matches_theory_per_link_class(n, g, m):
-    record = measure("hierarchical", n, m, ranks_per_node=g)
+    record = run_record("hierarchical", n, m, ranks_per_node=g)
     assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
     classes = record["link_classes"]
     assert classes["measured"] == classes["theory"]
@@ -58,7 +59,7 @@ def test_hierarchical_verifies_and_matches_theory_per_link_class(n, g, m):
 )
 def test_property_hierarchical_any_layout(n_per_node, m, dtype):
     nodes, g = n_per_node
-    record = measure("hierarchical", nodes * g, m, dtype=dtype, ranks_per_node=g)
+    record = run_record("hierarchical", nodes * g, m, dtype=dtype, ranks_per_node=g)
     assert record["verified"] and record["matches_theory"]
 
 
@@ -71,7 +72,7 @@ def test_property_hierarchical_any_layout(n_per_node, m, dtype):
     seed=st.integers(0, 2**32 - 1),
 )
 def test_property_any_algorithm_any_shape_any_dtype(algorithm, n, m, dtype, seed):
-    record = measure(algorithm, n, m, dtype=dtype, seed=seed)
+    record = run_record(algorithm, n, m, dtype=dtype, seed=seed)
     assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
     assert record["itemsize"] == np.dtype(dtype).itemsize
 
@@ -84,7 +85,7 @@ def test_property_any_algorithm_any_shape_any_dtype(algorithm, n, m, dtype, seed
     dtype=st.sampled_from(["float64", "float32", "float16"]),
 )
 def test_property_real_valued_inputs_within_tolerance(algorithm, n, m, dtype):
-    record = measure(algorithm, n, m, dtype=dtype, data="normal")
+    record = run_record(algorithm, n, m, dtype=dtype, data="normal")
     assert record["verified"] and record["ranks_agree"]
 
 
@@ -92,7 +93,7 @@ def test_registry_lookup_and_descriptions():
     assert get("ring") is ALGORITHMS["ring"]
     with pytest.raises(KeyError, match="valid: naive, ring, recursive_doubling, rabenseifner"):
         get("butterfly")
-    assert all(describe(name) for name in ALGORITHMS)
+    assert all(algorithm.description for algorithm in ALGORITHMS.values())
 
 
 @pytest.mark.parametrize(("length", "parts"), [(10, 3), (2, 5), (0, 1), (16, 4)])

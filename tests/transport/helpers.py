@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from collectives.transport import RankRun, launch, shared_array
+from collectives.transport.launch import RankRun
+from collectives.transport.queue import launch, shared_array
 
 
 def run_program(size, program, *, elements=1, dtype=np.float64, largest=1 << 20, **kw) -> RankRun:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from collectives.trace import NO_PEER, RECV, REDUCE, SEND
 from collectives.transport.accounting import LEDGER_FIELDS, Ledger, PortClock, RunCounts
+from collectives.transport.trace import NO_PEER, RECV, REDUCE, SEND
 
 
 def test_send_stamps_with_the_later_of_clock_and_send_port():

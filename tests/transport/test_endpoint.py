@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from collectives.transport import RankFailure
-from collectives.transport.links import INLINE_MAX_BYTES, SEGMENT_BYTES
+from collectives.transport.launch import RankFailure
+from collectives.transport.queue.links import INLINE_MAX_BYTES, SEGMENT_BYTES
 
 from .helpers import run_program
 

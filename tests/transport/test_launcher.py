@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from collectives.algorithms import ring
-from collectives.transport import Fault, RankFailure
+from collectives.transport.launch import RankFailure
+from collectives.transport.queue import Fault
 
 from .helpers import run_program
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from collectives.algorithms import ALGORITHMS
-from collectives.bench import bench
-from collectives.measure import measure_with_trace
-from collectives.theory import COUNT_FIELDS
-from collectives.trace import Trace
+from collectives.model.theory import COUNT_FIELDS
+from collectives.registry import ALGORITHMS
+from collectives.run.bench import bench
+from collectives.run.files import load_trace
+from tests.runs import run_with_trace
 
 pytest.importorskip("mpi4py", reason="the mpi extra is not installed")
 MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
@@ -66,12 +66,12 @@ def test_measure_writes_the_same_record_and_trace(algorithm, ranks, elements, tm
                    "--elements", str(elements), "--output", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     record = json.loads(out.read_text())
-    queue_record, queue_trace = measure_with_trace(algorithm, ranks, elements)
+    queue_record, queue_trace = run_with_trace(algorithm, ranks, elements)
     assert record["transport"] == "mpi" and record["ranks"] == ranks
     assert record["verified"] and record["matches_theory"] and record["max_abs_error"] == 0
     for field in [*COUNT_FIELDS, "bytes_sent", "bytes_recv", "elements_reduced"]:
         assert record[field] == queue_record[field], field
-    trace = Trace.load(tmp_path / record["trace"])
+    trace = load_trace(tmp_path / record["trace"])
     for field in ("offsets", "kind", "peer", "amount"):
         np.testing.assert_array_equal(getattr(trace, field), getattr(queue_trace, field))
 
@@ -85,7 +85,7 @@ def test_library_all_reduces_run_on_the_same_ranks(tmp_path):
     document = json.loads(out.read_text())
     names = [(r["algorithm"], r["elements"]) for r in document["records"]]
     assert names == [(a, m) for m in (1, 4096) for a in ("ring", "MPI_Allreduce", "gloo")]
-    assert all(r["verified"] and len(r["times_s"]) == 3 for r in document["records"])
+    assert all(r["verified"] and len(r["timing"]["times_s"]) == 3 for r in document["records"])
     assert document["libraries"]["mpi"].startswith("MPICH")
 
 

@@ -1,31 +1,16 @@
-# Stage 2, aggregate: every record into one table; the seed's table checked; every timed run
-# into another.
+# Stage 2, aggregate: every record into one table, and the seed's table checked.
 
 
 rule aggregate:
     input:
         all_runs(),
     output:
-        measurements=f"{RESULTS}/tables/measurements.csv",
-        seed_check=f"{RESULTS}/tables/seed_check.md",
+        measurements=paths.table("measurements.csv"),
+        seed_check=paths.table("seed_check.md"),
     log:
-        f"{RESULTS}/logs/aggregate.log",
+        paths.log("aggregate"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
     script:
         "../scripts/aggregate.py"
-
-
-rule wallclock_table:
-    input:
-        wallclock_runs(),
-    output:
-        f"{RESULTS}/tables/wallclock.csv",
-    log:
-        f"{RESULTS}/logs/wallclock_table.log",
-    priority: 1
-    conda:
-        ENV
-    script:
-        "../scripts/wallclock_table.py"

@@ -1,18 +1,43 @@
-# Shared helpers: the grid and fabric lists expanded from the checked config (PLAN).
+# The config, checked before any job (schema, then meaning: collectives.study.config), and
+# the input functions that expand it into files (collectives.study.paths).
 
 
 import importlib.util
 import json
-import math
-import os
+import sys
+from pathlib import Path
 
-from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
 
-from collectives.algorithms import parse_variant
-from collectives.config import pingpong_transport
-from collectives.fabrics import measured_parts
-from collectives.grid import expand_axis
-from collectives.tables import record_path
+validate(config, "../schemas/config.schema.yaml")
+
+try:
+    from collectives.registry import parse_variant
+    from collectives.study import paths
+    from collectives.study.config import ConfigError, check, pingpong_transport
+    from collectives.study.fabrics import measured_parts
+    from collectives.study.grid import expand_axis
+except ImportError as exc:
+    sys.exit(
+        f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
+    )
+try:
+    PLAN = check(config, Path.cwd())
+except ConfigError as exc:
+    sys.exit(f"config error: {exc}")
+WALLCLOCK = PLAN.wallclock
+# The algorithms that need no node structure: what a cluster's flat fit can price.
+FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
+# Gloo is timed where torch is installed (pip install -e '.[gloo]'), skipped elsewhere.
+INSTALLED_PEERS = {"gloo"} if importlib.util.find_spec("torch") else set()
+STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
+                "crossover.csv", "cost_model.md", "workloads.csv", "selection.csv",
+                "selection_vs_libraries.md"]  # fmt: skip
+STUDY_FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure",
+                 "workloads"]  # fmt: skip
+WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
+                    "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
+WALLCLOCK_FIGURES = ["wallclock", "validation"]
 
 
 wildcard_constraints:
@@ -24,47 +49,11 @@ wildcard_constraints:
     transport="queue|mpi",
 
 
-ENV = "../envs/collectives.yaml"  # relative to the rule files
-RUNTIME_MINUTES = math.ceil(config.get("timeout", 600) / 60)
-
-
-def on_cluster():
-    """Whether jobs run through a cluster executor (submitting, or executing on a node)."""
-    return workflow.remote_exec or not workflow.local_exec
-
-
-def node_cpus():
-    """The most CPUs one job can use: this machine's; on a cluster one compute node's, the
-    profile's max-threads, which reaches the jobs too, so that the submitting and the
-    executing Snakemake agree on every job's threads."""
-    if on_cluster() and workflow.resource_settings.max_threads:
-        return workflow.resource_settings.max_threads
-    return os.cpu_count() or 1
-
-
-def measure_threads(wildcards):
-    """One process per rank, but no more cores than a machine has: a job cannot use
-    more, and --cores then bounds how many jobs share them."""
-    return min(int(wildcards.ranks), node_cpus())
-
-
-def measure_memory_mb(wildcards):
-    """Inputs/results, staging, a warm heap per rank, and ~40 MB per rank process."""
-    ranks, elements = int(wildcards.ranks), int(wildcards.elements)
-    vector_mb = elements * 8 / 1e6
-    return int(200 + ranks * (40 + 3 * vector_mb))
-
-
-def run_path(algorithm, ranks, elements, dtype):
-    """Where one grid point's record lives."""
-    return record_path(RESULTS, algorithm, ranks, elements, dtype)
-
-
-def all_runs():
-    """Every record of the grid, in a stable order (hierarchical variants only where their
-    node size divides N)."""
+def grid_points():
+    """Every (dtype, variant, N, M) of the grid, in a stable order (hierarchical variants
+    only where their node size divides N)."""
     return [
-        run_path(variant.name, ranks, elements, dtype)
+        (dtype, variant.name, ranks, elements)
         for dtype in PLAN.dtypes
         for variant in PLAN.variants
         for ranks in PLAN.ranks
@@ -73,18 +62,42 @@ def all_runs():
     ]
 
 
-def variant_arguments(wildcards):
-    """The `collectives measure` options of a variant, e.g. hierarchical-G8."""
-    return next(v for v in PLAN.variants if v.name == wildcards.algorithm).arguments()
+def all_runs():
+    """Every record of the grid."""
+    return [paths.record(*point) for point in grid_points()]
+
+
+def all_traces():
+    """Every message trace of the grid, in the order of all_runs()."""
+    return [paths.trace(*point) for point in grid_points()]
 
 
 def runs_at(ranks, elements, dtype):
     """The records of every variant at one grid point."""
     return [
-        run_path(variant.name, ranks, elements, dtype)
+        paths.record(dtype, variant.name, ranks, elements)
         for variant in PLAN.variants
         if variant.runs_at(ranks)
     ]
+
+
+def variant_arguments(wildcards):
+    """The `collectives measure` options of a variant, e.g. hierarchical-G8."""
+    return next(v for v in PLAN.variants if v.name == wildcards.algorithm).arguments()
+
+
+def fabric_files(kinds=None):
+    """Every fabric's link classes (only those of the given kinds)."""
+    return [
+        paths.FABRIC.format(fabric=fabric)
+        for fabric, kind in PLAN.fabrics.items()
+        if kinds is None or kind in kinds
+    ]
+
+
+def replay_tables(fabrics=None):
+    """Every run replayed on each fabric (default: all of them)."""
+    return [paths.REPLAY.format(fabric=fabric) for fabric in (fabrics or PLAN.fabrics)]
 
 
 def fabric_config(wildcards):
@@ -97,67 +110,48 @@ def fabric_measurements(wildcards):
     """The point-to-point files a fabric is fitted from (none for given link classes)."""
     if PLAN.fabrics[wildcards.fabric] == "pingpong":
         return [
-            f"{RESULTS}/pingpong/{wildcards.fabric}.csv",
-            f"{RESULTS}/pingpong/{wildcards.fabric}.reduce.csv",
+            paths.PINGPONG.format(fabric=wildcards.fabric),
+            paths.REDUCTIONS.format(fabric=wildcards.fabric),
         ]
     entry = config["fabrics"][wildcards.fabric]
     return [part["measurements"] for part in measured_parts(entry)]
 
 
+def pingpong_sizes(wildcards):
+    """The ping-pong's message sizes, comma-separated."""
+    sizes = config["fabrics"][wildcards.fabric]["pingpong"]["sizes"]
+    return ",".join(map(str, expand_axis(sizes)))
+
+
+def pingpong_iterations(wildcards):
+    return config["fabrics"][wildcards.fabric]["pingpong"].get("iterations", 200)
+
+
 def figure_outputs(name, category):
+    """A figure's PNG (in the report, with its caption) and PDF."""
     return {
         "png": report(
-            f"{RESULTS}/figures/{name}.png",
+            paths.FIGURE.format(figure=name, ext="png"),
             caption=f"../report/{name}.rst",
             category=category,
         ),
-        "pdf": f"{RESULTS}/figures/{name}.pdf",
+        "pdf": paths.FIGURE.format(figure=name, ext="pdf"),
     }
 
 
-def timing_transport(wildcards):
-    """How a timing job's ranks talk: the wall-clock run's wildcard, or the ping-pong
-    fabric's setting."""
-    if "transport" in wildcards.keys():
-        return wildcards.transport
-    return pingpong_transport(config["fabrics"][wildcards.fabric])
+def figures(names):
+    return [
+        paths.FIGURE.format(figure=f, ext=ext) for f in names for ext in ("png", "pdf")
+    ]
 
 
-def timing_ranks(wildcards):
-    """How many ranks a timing job runs: N for a wall-clock run, 2 for a ping-pong."""
-    return int(wildcards.ranks) if "ranks" in wildcards.keys() else 2
-
-
-# A timing job over MPI is an MPI job in Snakemake's resource vocabulary (mpi, tasks,
-# cpus_per_task), which cluster executors read and local runs ignore: the SLURM profile
-# then asks for one task per rank, on as many nodes as the scheduler places them.
-def mpi_launcher(wildcards):
-    """The MPI launcher (override with --set-resources RULE:mpi=...); empty for forked
-    ranks."""
-    return "mpiexec" if timing_transport(wildcards) == "mpi" else ""
-
-
-def mpi_tasks(wildcards):
-    return timing_ranks(wildcards) if timing_transport(wildcards) == "mpi" else 1
-
-
-def cpus_per_task(wildcards, threads):
-    """One CPU per MPI task; forked ranks share one task's threads."""
-    return 1 if timing_transport(wildcards) == "mpi" else threads
-
-
-def timing_command(wildcards, resources):
-    """`collectives` as this machine runs it, or under the MPI launcher with N tasks."""
-    if resources.mpi:
-        return f"{resources.mpi} -n {resources.tasks} collectives"
-    return "collectives"
-
-
-WALLCLOCK = PLAN.wallclock
-# The algorithms that need no node structure: what a cluster's flat fit can price.
-FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
-# Gloo is timed where torch is installed (pip install -e '.[gloo]'), skipped elsewhere.
-INSTALLED_PEERS = {"gloo"} if importlib.util.find_spec("torch") else set()
+def study_outputs():
+    """Every table and figure of the study, and each fabric's MPICH selection file."""
+    return (
+        [paths.table(name) for name in STUDY_TABLES]
+        + [paths.SELECTION.format(fabric=fabric) for fabric in PLAN.fabrics]
+        + figures(STUDY_FIGURES)
+    )
 
 
 def wallclock_runs():
@@ -165,7 +159,7 @@ def wallclock_runs():
     if WALLCLOCK is None:
         return []
     return [
-        f"{RESULTS}/wallclock/{transport}/N{ranks}.json"
+        paths.WALLCLOCK.format(transport=transport, ranks=ranks)
         for transport in WALLCLOCK.transports
         for ranks in WALLCLOCK.ranks
     ]
@@ -179,21 +173,4 @@ def wallclock_outputs():
     """The tables and figures of the wallclock section, if the config has one."""
     if WALLCLOCK is None:
         return []
-    tables = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
-              "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
-    figures = ["wallclock", "validation"]
-    return [f"{RESULTS}/tables/{name}" for name in tables] + expand(
-        f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=figures, ext=["png", "pdf"]
-    )
-
-
-def all_cores(wildcards):
-    """Every core of the run, for a timing job that must run alone: --cores here (read
-    when the job is scheduled, so that commands without --cores, such as --report, still
-    work); on a cluster a whole node, which the profile makes exclusive."""
-    if on_cluster():
-        return node_cpus()
-    try:
-        return workflow.cores
-    except WorkflowError:
-        return os.cpu_count() or 1
+    return [paths.table(name) for name in WALLCLOCK_TABLES] + figures(WALLCLOCK_FIGURES)

@@ -1,17 +1,18 @@
-# Stage 4, cost: replayed and closed-form times, winners, crossovers, the fitted cost shape.
+# Stage 4, cost: replayed and closed-form times, winners, crossovers, the fitted cost shape,
+# the workloads priced and the selection tables.
 
 
 rule costs:
     input:
-        measurements=f"{RESULTS}/tables/measurements.csv",
-        fabrics=f"{RESULTS}/tables/fabrics.csv",
-        replays=expand(f"{RESULTS}/replay/{{fabric}}.csv", fabric=PLAN.fabrics),
+        measurements=paths.table("measurements.csv"),
+        fabrics=paths.table("fabrics.csv"),
+        replays=replay_tables(),
     output:
-        costs=f"{RESULTS}/tables/costs.csv",
-        crossover=f"{RESULTS}/tables/crossover.csv",
-        replay_check=f"{RESULTS}/tables/replay_vs_closed_form.csv",
+        costs=paths.table("costs.csv"),
+        crossover=paths.table("crossover.csv"),
+        replay_check=paths.table("replay_vs_closed_form.csv"),
     log:
-        f"{RESULTS}/logs/costs.log",
+        paths.log("costs"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -23,11 +24,11 @@ rule costs:
 
 rule cost_model:
     input:
-        f"{RESULTS}/tables/measurements.csv",
+        paths.table("measurements.csv"),
     output:
-        f"{RESULTS}/tables/cost_model.md",
+        paths.table("cost_model.md"),
     log:
-        f"{RESULTS}/logs/cost_model.log",
+        paths.log("cost_model"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -37,11 +38,11 @@ rule cost_model:
 
 rule workloads:
     input:
-        f"{RESULTS}/tables/costs.csv",
+        paths.table("costs.csv"),
     output:
-        f"{RESULTS}/tables/workloads.csv",
+        paths.table("workloads.csv"),
     log:
-        f"{RESULTS}/logs/workloads.log",
+        paths.log("workloads"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -55,14 +56,14 @@ rule workloads:
 
 rule selection:
     input:
-        costs=f"{RESULTS}/tables/costs.csv",
-        fabrics=f"{RESULTS}/tables/fabrics.csv",
+        costs=paths.table("costs.csv"),
+        fabrics=paths.table("fabrics.csv"),
     output:
-        table=f"{RESULTS}/tables/selection.csv",
-        libraries=f"{RESULTS}/tables/selection_vs_libraries.md",
-        mpich=expand(f"{RESULTS}/selection/{{fabric}}.json", fabric=PLAN.fabrics),
+        table=paths.table("selection.csv"),
+        libraries=paths.table("selection_vs_libraries.md"),
+        mpich=[paths.SELECTION.format(fabric=fabric) for fabric in PLAN.fabrics],
     log:
-        f"{RESULTS}/logs/selection.log",
+        paths.log("selection"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -70,50 +71,3 @@ rule selection:
         dtype=config["figures"]["dtype"],
     script:
         "../scripts/selection.py"
-
-
-rule validation_clusters:
-    input:
-        fabrics=f"{RESULTS}/tables/fabrics.csv",
-        allreduce=(
-            [entry["allreduce"] for entry in WALLCLOCK.clusters.values()]
-            if WALLCLOCK
-            else []
-        ),
-    output:
-        f"{RESULTS}/tables/validation_clusters.csv",
-    log:
-        f"{RESULTS}/logs/validation_clusters.log",
-    priority: 1
-    conda:
-        ENV
-    params:
-        clusters=json.dumps(WALLCLOCK.clusters if WALLCLOCK else {}, sort_keys=True),
-        algorithms=FLAT_ALGORITHMS,
-    script:
-        "../scripts/validation_clusters.py"
-
-
-rule validation:
-    input:
-        wallclock=f"{RESULTS}/tables/wallclock.csv",
-        fabrics=f"{RESULTS}/tables/fabrics.csv",
-        replays=(
-            [f"{RESULTS}/replay/{f}.csv" for f in WALLCLOCK.fabrics.values()]
-            if WALLCLOCK
-            else []
-        ),
-        clusters=f"{RESULTS}/tables/validation_clusters.csv",
-    output:
-        validation=f"{RESULTS}/tables/validation.csv",
-        crossover=f"{RESULTS}/tables/validation_crossover.csv",
-        summary=f"{RESULTS}/tables/validation_summary.csv",
-    log:
-        f"{RESULTS}/logs/validation.log",
-    priority: 1
-    conda:
-        ENV
-    params:
-        calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
-    script:
-        "../scripts/validation.py"

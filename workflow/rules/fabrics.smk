@@ -1,13 +1,13 @@
-# Stage 3, fabrics: the link classes of every fabric, given or fitted from measurements,
-# and every run's trace replayed on each fabric.
+# Stage 3, fabrics: the link classes of every fabric, given or fitted from measurements
+# (this machine's own by ping-pong), and every run's trace replayed on each fabric.
 
 
 rule pingpong:
     output:
-        points=f"{RESULTS}/pingpong/{{fabric}}.csv",
-        reductions=f"{RESULTS}/pingpong/{{fabric}}.reduce.csv",
+        points=paths.PINGPONG,
+        reductions=paths.REDUCTIONS,
     log:
-        f"{RESULTS}/logs/pingpong/{{fabric}}.log",
+        paths.log("pingpong/{fabric}"),
     priority: 100  # first, while the cores are still free
     conda:
         ENV
@@ -17,15 +17,8 @@ rule pingpong:
         tasks=mpi_tasks,
         cpus_per_task=cpus_per_task,
     params:
-        sizes=lambda wildcards: ",".join(
-            map(
-                str,
-                expand_axis(config["fabrics"][wildcards.fabric]["pingpong"]["sizes"]),
-            )
-        ),
-        iterations=lambda wildcards: config["fabrics"][wildcards.fabric][
-            "pingpong"
-        ].get("iterations", 200),
+        sizes=pingpong_sizes,
+        iterations=pingpong_iterations,
         launcher=timing_command,
         transport=timing_transport,
     shell:
@@ -38,9 +31,9 @@ rule fabric:
     input:
         fabric_measurements,
     output:
-        f"{RESULTS}/fabrics/{{fabric}}.json",
+        paths.FABRIC,
     log:
-        f"{RESULTS}/logs/fabrics/{{fabric}}.log",
+        paths.log("fabrics/{fabric}"),
     priority: 1
     conda:
         ENV
@@ -52,11 +45,11 @@ rule fabric:
 
 rule fabrics_table:
     input:
-        expand(f"{RESULTS}/fabrics/{{fabric}}.json", fabric=PLAN.fabrics),
+        fabric_files(),
     output:
-        f"{RESULTS}/tables/fabrics.csv",
+        paths.table("fabrics.csv"),
     log:
-        f"{RESULTS}/logs/fabrics_table.log",
+        paths.log("fabrics_table"),
     priority: 1
     conda:
         ENV
@@ -66,17 +59,15 @@ rule fabrics_table:
 
 rule replay:
     input:
-        fabric=f"{RESULTS}/fabrics/{{fabric}}.json",
-        # every record and trace of the grid (one job writes both; this table follows them)
-        measurements=f"{RESULTS}/tables/measurements.csv",
+        fabric=paths.FABRIC,
+        records=all_runs(),
+        traces=all_traces(),
     output:
-        f"{RESULTS}/replay/{{fabric}}.csv",
+        paths.REPLAY,
     log:
-        f"{RESULTS}/logs/replay/{{fabric}}.log",
+        paths.log("replay/{fabric}"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
-    params:
-        results=lambda wildcards, input: Path(input.measurements).parent.parent,
     script:
         "../scripts/replay.py"

@@ -3,12 +3,12 @@
 
 rule figure_crossover:
     input:
-        costs=f"{RESULTS}/tables/costs.csv",
-        crossover=f"{RESULTS}/tables/crossover.csv",
+        costs=paths.table("costs.csv"),
+        crossover=paths.table("crossover.csv"),
     output:
         **figure_outputs("crossover", "1. The crossover"),
     log:
-        f"{RESULTS}/logs/figures/crossover.log",
+        paths.log("figures/crossover"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -22,12 +22,12 @@ rule figure_crossover:
 
 rule figure_phase:
     input:
-        costs=f"{RESULTS}/tables/costs.csv",
-        crossover=f"{RESULTS}/tables/crossover.csv",
+        costs=paths.table("costs.csv"),
+        crossover=paths.table("crossover.csv"),
     output:
         **figure_outputs("phase", "1. The crossover"),
     log:
-        f"{RESULTS}/logs/figures/phase.log",
+        paths.log("figures/phase"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -40,11 +40,11 @@ rule figure_phase:
 
 rule figure_counts:
     input:
-        f"{RESULTS}/tables/measurements.csv",
+        paths.table("measurements.csv"),
     output:
         **figure_outputs("counts", "2. The measured counts"),
     log:
-        f"{RESULTS}/logs/figures/counts.log",
+        paths.log("figures/counts"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -66,7 +66,7 @@ rule figure_hotspot:
     output:
         **figure_outputs("hotspot", "2. The measured counts"),
     log:
-        f"{RESULTS}/logs/figures/hotspot.log",
+        paths.log("figures/hotspot"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -76,15 +76,12 @@ rule figure_hotspot:
 
 rule figure_fabric_fits:
     input:
-        [
-            f"{RESULTS}/fabrics/{fabric}.json"
-            for fabric, kind in PLAN.fabrics.items()
-            if kind != "given"  # structured ones too: their classes may be measured
-        ],
+        # every fabric with measured link classes (structured ones may have them too)
+        fabric_files(kinds=("measured", "pingpong", "structured")),
     output:
         **figure_outputs("fabric_fits", "3. The fabrics"),
     log:
-        f"{RESULTS}/logs/figures/fabric_fits.log",
+        paths.log("figures/fabric_fits"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -94,11 +91,11 @@ rule figure_fabric_fits:
 
 rule figure_structure:
     input:
-        f"{RESULTS}/tables/costs.csv",
+        paths.table("costs.csv"),
     output:
         **figure_outputs("structure", "3. The fabrics"),
     log:
-        f"{RESULTS}/logs/figures/structure.log",
+        paths.log("figures/structure"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -112,13 +109,13 @@ rule figure_structure:
 
 rule figure_workloads:
     input:
-        costs=f"{RESULTS}/tables/costs.csv",
-        crossover=f"{RESULTS}/tables/crossover.csv",
-        workloads=f"{RESULTS}/tables/workloads.csv",
+        costs=paths.table("costs.csv"),
+        crossover=paths.table("crossover.csv"),
+        workloads=paths.table("workloads.csv"),
     output:
         **figure_outputs("workloads", "4. Decisions"),
     log:
-        f"{RESULTS}/logs/figures/workloads.log",
+        paths.log("figures/workloads"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -127,32 +124,3 @@ rule figure_workloads:
         algorithms=PLAN.algorithms,
     script:
         "../scripts/figure_workloads.py"
-
-
-rule figure_wallclock:
-    input:
-        f"{RESULTS}/tables/wallclock.csv",
-    output:
-        **figure_outputs("wallclock", "5. The model against the clock"),
-    log:
-        f"{RESULTS}/logs/figures/wallclock.log",
-    priority: 1
-    conda:
-        ENV
-    script:
-        "../scripts/figure_wallclock.py"
-
-
-rule figure_validation:
-    input:
-        validation=f"{RESULTS}/tables/validation.csv",
-        clusters=f"{RESULTS}/tables/validation_clusters.csv",
-    output:
-        **figure_outputs("validation", "5. The model against the clock"),
-    log:
-        f"{RESULTS}/logs/figures/validation.log",
-    priority: 1
-    conda:
-        ENV
-    script:
-        "../scripts/figure_validation.py"

@@ -4,11 +4,11 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives import tables
-from collectives.records import write_csv, write_text
+from collectives.run.files import write_csv, write_text
+from collectives.study import aggregate, markdown
 
-table = tables.measurements_table(tables.load_records(snakemake.input))
-tables.check_runs(table)
+table = aggregate.measurements_table(aggregate.load_records(snakemake.input))
+aggregate.check_runs(table)
 write_csv(snakemake.output.measurements, table)
-write_text(snakemake.output.seed_check, tables.seed_check_markdown(table))
+write_text(snakemake.output.seed_check, markdown.seed_check_markdown(table))
 print(f"{len(table)} runs, all verified and equal to theory", file=sys.stderr)

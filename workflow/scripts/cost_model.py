@@ -6,8 +6,9 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives import cost
-from collectives.records import write_text
+from collectives.model import cost
+from collectives.run.files import write_text
+from collectives.study import markdown
 
 shape = cost.cost_shape(pd.read_csv(snakemake.input[0]))
-write_text(snakemake.output[0], cost.cost_model_markdown(shape))
+write_text(snakemake.output[0], markdown.cost_model_markdown(shape))

@@ -7,8 +7,8 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives import cost
-from collectives.records import write_csv
+from collectives.model import cost
+from collectives.run.files import write_csv
 
 measurements = pd.read_csv(snakemake.input.measurements)
 fabrics = pd.read_csv(snakemake.input.fabrics)

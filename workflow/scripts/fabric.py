@@ -6,8 +6,8 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives import fabrics
-from collectives.records import write_json
+from collectives.run.files import write_json
+from collectives.study import fabrics
 
 name, entry = snakemake.wildcards.fabric, json.loads(snakemake.params.entry)
 measured = fabrics.kind_of(entry) == "pingpong"

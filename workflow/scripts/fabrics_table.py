@@ -8,8 +8,8 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives import fabrics
-from collectives.records import write_csv
+from collectives.model.fabric import Fabric
+from collectives.run.files import write_csv
 
-rows = [fabrics.Fabric.from_dict(json.loads(Path(p).read_text())).row() for p in snakemake.input]
+rows = [Fabric.from_dict(json.loads(Path(p).read_text())).row() for p in snakemake.input]
 write_csv(snakemake.output[0], pd.DataFrame(rows))

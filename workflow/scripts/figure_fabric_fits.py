@@ -6,7 +6,7 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives import plotting
+from collectives.study import plotting
 
 fabrics = [json.loads(Path(path).read_text()) for path in snakemake.input]
 figure = plotting.fabric_fits_figure(fabrics)

@@ -4,7 +4,7 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives import plotting, tables
+from collectives.study import aggregate, plotting
 
-figure = plotting.hotspot_figure(tables.load_records(snakemake.input))
+figure = plotting.hotspot_figure(aggregate.load_records(snakemake.input))
 plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)

@@ -6,7 +6,7 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives import plotting
+from collectives.study import plotting
 
 figure = plotting.validation_figure(
     pd.read_csv(snakemake.input.validation), pd.read_csv(snakemake.input.clusters)

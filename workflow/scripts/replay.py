@@ -8,13 +8,12 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.fabrics import Fabric
-from collectives.records import write_csv
-from collectives.replay import replay_runs
-from collectives.tables import record_paths
+from collectives.model.fabric import Fabric
+from collectives.run.files import write_csv
+from collectives.study.aggregate import replayed_runs
 
-fabric = Fabric.from_dict(json.loads(Path(snakemake.input.fabric).read_text()))
-runs = record_paths(snakemake.params.results, pd.read_csv(snakemake.input.measurements))
-table = pd.DataFrame(replay_runs(runs, fabric.topology()))
+inputs = snakemake.input
+fabric = Fabric.from_dict(json.loads(Path(inputs.fabric).read_text()))
+table = pd.DataFrame(replayed_runs(inputs.records, inputs.traces, fabric))
 table.insert(0, "fabric", fabric.name)
 write_csv(snakemake.output[0], table)

@@ -8,14 +8,15 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives import selection
-from collectives.records import write_csv, write_text
+from collectives.run.files import write_csv, write_json, write_text
+from collectives.study import markdown, selection
 
+dtype = snakemake.params.dtype
 costs = pd.read_csv(snakemake.input.costs)
 fabrics = pd.read_csv(snakemake.input.fabrics)
-table = selection.selection_table(fabrics, costs, snakemake.params.dtype)
+table = selection.selection_table(fabrics, costs, dtype)
 write_csv(snakemake.output.table, table)
 for path in snakemake.output.mpich:
-    selection.write_mpich_json(path, table[table.fabric == Path(path).stem])
-report = selection.compare_with_libraries(costs, fabrics, table, snakemake.params.dtype)
-write_text(snakemake.output.libraries, report)
+    write_json(path, selection.mpich_json(table[table.fabric == Path(path).stem]))
+agreement = selection.library_agreement(costs, fabrics, table, dtype)
+write_text(snakemake.output.libraries, markdown.libraries_markdown(agreement, dtype))

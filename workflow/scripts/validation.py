@@ -7,8 +7,8 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives import validation
-from collectives.records import write_csv
+from collectives.run.files import write_csv
+from collectives.study import validation
 
 inputs = snakemake.input
 table = validation.model_against_clock(

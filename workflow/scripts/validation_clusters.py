@@ -8,8 +8,8 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.records import write_csv
-from collectives.validation import clusters_against_clock
+from collectives.run.files import write_csv
+from collectives.study.validation import clusters_against_clock
 
 table = clusters_against_clock(
     json.loads(snakemake.params.clusters),

@@ -6,8 +6,8 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives.records import write_csv
-from collectives.validation import wallclock_table
+from collectives.run.files import write_csv
+from collectives.study.aggregate import wallclock_table
 
-documents = [json.loads(Path(path).read_text()) for path in snakemake.input]
+documents = {path: json.loads(Path(path).read_text()) for path in snakemake.input}
 write_csv(snakemake.output[0], wallclock_table(documents))

@@ -7,8 +7,8 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.records import write_csv
-from collectives.workloads import Workload, workloads_table
+from collectives.run.files import write_csv
+from collectives.study.workloads import Workload, workloads_table
 
 params = snakemake.params
 workloads = [Workload.from_config(n, e) for n, e in json.loads(params.workloads).items()]

@@ -5,6 +5,8 @@ and drops out, while rank + 2^k's sum (if that rank exists) is added into the ra
 The broadcast retraces the tree from rank 0, farthest child first. ceil(log2 N) steps each
 way; rank 0 receives and sends the whole vector ceil(log2 N) times (MPICH's and Open MPI's
 classic reduce + bcast).
+
+Cost: 2 log2 N α + 2 log2 N nβ + log2 N Mγ
 """
 
 from __future__ import annotations

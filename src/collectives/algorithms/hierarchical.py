@@ -7,6 +7,10 @@
    RECURSIVE_DOUBLING_BELOW bytes (latency then dominates).
 3. All-gather inside each node (ring).
 Only step 2 crosses nodes, and it moves 1/G of the vector per rank.
+
+Cost: (2(G-1) + inter) α + (2(G-1)/G + inter/G) nβ + ((G-1)/G + inter/G) Mγ
+(inter: that term of an all-reduce of the whole vector across the N/G nodes; each rank's
+shard is 1/G of it.)
 """
 
 from __future__ import annotations

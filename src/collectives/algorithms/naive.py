@@ -2,6 +2,8 @@
 
 Rank 0 receives N-1 vectors and sends N-1: it is a hotspot that moves 2(N-1)M elements
 while every other rank moves 2M, and its ports serialize all 2(N-1) messages.
+
+Cost: 2(N-1) α + 2(N-1) nβ + (N-1) Mγ
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ the steps at distances 1, 2, ..., p'/2, each rank swapping its range with its pa
 2 log2 p' rounds like recursive doubling, 2(p'-1)/p' of the vector per rank like ring:
 MPICH's default for all but small messages (Thakur, Rabenseifner and Gropp 2005). A
 non-power-of-two N is folded first (see folding).
+
+Cost: 2 log2 N α + 2(N-1)/N nβ + (N-1)/N Mγ
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 In round k every rank swaps its current partial sum with rank XOR 2^k and adds; after
 log2 N rounds all hold the total. A non-power-of-two N is folded first (see folding).
+
+Cost: log2 N α + log2 N nβ + log2 N Mγ
 """
 
 from __future__ import annotations

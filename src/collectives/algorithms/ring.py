@@ -4,6 +4,8 @@ The vector is cut into N chunks. In each of N-1 reduce-scatter steps every rank 
 chunk to its right neighbour and adds the chunk arriving from its left; afterwards rank r
 holds the complete sum of chunk r+1. N-1 all-gather steps then pass the finished chunks
 around the ring. Every rank sends and receives about 2M(N-1)/N elements: no hotspot.
+
+Cost: 2(N-1) α + 2(N-1)/N nβ + (N-1)/N Mγ
 """
 
 from __future__ import annotations

@@ -3,20 +3,20 @@
 `queue` forks one OS process per rank on this host (links are pipes and shared memory);
 `mpi` runs each rank as an MPI process started by mpiexec, possibly across hosts. Both
 give ranks the same Communicator and count the same bytes, messages, clocks and traces.
+They share base (the Communicator calls over three moves), accounting, launch (the outcome
+and the failure of a launch) and trace; importing this package starts neither.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .accounting import PortClock, RunCounts
-from .faults import FAULT_KINDS, Fault
-from .launcher import RankFailure, RankRun, launch
-from .links import shared_array
+if TYPE_CHECKING:
+    from .launch import RankRun
 
 TRANSPORTS = ("queue", "mpi")
 
@@ -35,7 +35,9 @@ class Transport:
 def get_transport(name: str) -> Transport:
     """The transport called `name`; ValueError if unknown or not installed."""
     if name == "queue":
-        return Transport("queue", launch, shared_array)
+        from . import queue
+
+        return Transport("queue", queue.launch, queue.shared_array)
     if name == "mpi":
         try:
             from . import mpi
@@ -46,18 +48,3 @@ def get_transport(name: str) -> Transport:
             ) from None
         return Transport("mpi", mpi.launch, mpi.result_array, mpi.world_size)
     raise ValueError(f"unknown transport {name!r}; valid transports: {', '.join(TRANSPORTS)}")
-
-
-__all__ = [
-    "FAULT_KINDS",
-    "TRANSPORTS",
-    "Fault",
-    "PortClock",
-    "RankFailure",
-    "RankRun",
-    "RunCounts",
-    "Transport",
-    "get_transport",
-    "launch",
-    "shared_array",
-]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..trace import NO_PEER, RECV, REDUCE, SEND
+from .trace import NO_PEER, RECV, REDUCE, SEND
 
 
 @dataclass

@@ -9,11 +9,17 @@ transport.
 
 from __future__ import annotations
 
+import functools
+import select
 from typing import Any
 
 import numpy as np
 
 from .accounting import Ledger
+
+HEADER_BYTES = 32  # every message's header: sizes, dtype, clock stamps
+INLINE_MAX_BYTES = select.PIPE_BUF - HEADER_BYTES  # payloads up to this travel in the header's
+# write (one atomic pipe write on the queue transport; one MPI message on mpi)
 
 
 class CountingComm:
@@ -88,3 +94,9 @@ def check_same_size(data: np.ndarray, buf: np.ndarray, what: str) -> None:
     """A message and the buffer it goes into hold the same number of elements."""
     if data.size != buf.size:
         raise ValueError(f"{what} holds {data.size} elements, the buffer {buf.size}")
+
+
+@functools.cache
+def dtype_of(char: bytes) -> np.dtype:
+    """The numpy dtype of a message header's dtype character."""
+    return np.dtype(char.decode())

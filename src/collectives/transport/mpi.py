@@ -20,16 +20,14 @@ from typing import Any
 import numpy as np
 from mpi4py import MPI
 
-from ..trace import Trace
 from .accounting import Ledger, RunCounts
-from .base import CountingComm, check_same_size
-from .endpoint import dtype_of
-from .launcher import Prepare, Program, RankFailure, RankRun, warm_heap
-from .links import INLINE_MAX_BYTES
+from .base import HEADER_BYTES, INLINE_MAX_BYTES, CountingComm, check_same_size, dtype_of
+from .launch import Prepare, Program, RankFailure, RankRun, warm_heap
+from .trace import Trace
 
 HEADER_TAG, PAYLOAD_TAG = 1, 2
 HEADER_WORDS = 4  # round stamp, byte stamp, payload bytes, dtype character
-HEADER_BYTES = HEADER_WORDS * 8
+assert HEADER_WORDS * 8 == HEADER_BYTES
 EXIT_ABORTED = 1
 
 

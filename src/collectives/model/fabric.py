@@ -1,0 +1,124 @@
+"""Fabrics: the α-β link classes every model prices messages with, and their structure.
+
+A link class costs α + β·bytes seconds per message (Hockney's model): α the per-message
+latency, β the per-byte time (1/bandwidth). A flat fabric has one class, `link`; a two-level
+fabric has G ranks per node (rank r is on node r // G), `intra` for messages inside a node
+and `link` for messages between nodes, and maybe `nic_per_node` NIC ports that a node's
+inter-node messages share. γ is the time per element reduced. The closed form and the
+replay read the same type.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .fit import Fit
+
+
+@dataclass(frozen=True)
+class LinkClass:
+    """One class of links: α and β, and where they came from (given, or measured and fitted)."""
+
+    alpha: float
+    beta: float
+    kind: str = "given"  # or "measured"
+    fit: Fit | None = None
+    measurements: dict[str, list[float]] = field(default_factory=dict, compare=False)
+
+    def time(self, nbytes: float) -> float:
+        """One message of `nbytes` on this class: α + β·bytes."""
+        return self.alpha + nbytes * self.beta
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """A fabric for the closed form and the replay: one link class, or two with nodes.
+
+    `link` is the flat fabric's only class, and a two-level fabric's inter-node class: the
+    one the closed form rounds·α + bytes_critical·β uses. `intra` (two-level only) prices
+    messages between ranks of one node.
+    """
+
+    name: str
+    kind: str  # "given", "measured" or "structured"
+    link: LinkClass
+    description: str = ""
+    source: str = ""
+    gamma: float = 0.0  # seconds per element reduced
+    ranks_per_node: int | None = None
+    nic_per_node: int | None = None
+    intra: LinkClass | None = None
+
+    @property
+    def structured(self) -> bool:
+        """Whether ranks sit on nodes, with two link classes."""
+        return self.intra is not None
+
+    @property
+    def alpha(self) -> float:
+        return self.link.alpha
+
+    @property
+    def beta(self) -> float:
+        return self.link.beta
+
+    def fitted(self) -> list[tuple[str, LinkClass]]:
+        """The (label, link) of every link class fitted from measurements."""
+        links = (
+            [("", self.link)]
+            if self.intra is None
+            else [("intra", self.intra), ("inter", self.link)]
+        )
+        return [
+            (f"{self.name} ({label})" if label else self.name, link)
+            for label, link in links
+            if link.fit is not None
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fabric:
+        """Rebuild a Fabric from as_dict()."""
+
+        def link(value: dict | None) -> LinkClass | None:
+            if value is None:
+                return None
+            fit = value.get("fit")
+            if fit:  # JSON turned the interval tuples into lists
+                fit = Fit(
+                    **{**fit, "alpha_ci": tuple(fit["alpha_ci"]), "beta_ci": tuple(fit["beta_ci"])}
+                )
+            return LinkClass(**{**value, "fit": fit})
+
+        return cls(**{**data, "link": link(data["link"]), "intra": link(data.get("intra"))})
+
+    def row(self) -> dict[str, Any]:
+        """One flat row of results/tables/fabrics.csv."""
+        fit, nan = self.link.fit, math.nan
+        return {
+            "fabric": self.name,
+            "kind": self.kind,
+            "alpha_s": self.alpha,
+            "beta_s_per_byte": self.beta,
+            "bandwidth_GBps": 1e-9 / self.beta,
+            "alpha_ci_low": fit.alpha_ci[0] if fit else nan,
+            "alpha_ci_high": fit.alpha_ci[1] if fit else nan,
+            "beta_ci_low": fit.beta_ci[0] if fit else nan,
+            "beta_ci_high": fit.beta_ci[1] if fit else nan,
+            "r_squared": fit.r_squared if fit else nan,
+            "max_rel_residual": fit.max_rel_residual if fit else nan,
+            "rel_error_smallest": fit.rel_error_smallest if fit else nan,
+            "rel_error_largest": fit.rel_error_largest if fit else nan,
+            "points": fit.points if fit else 0,
+            "gamma_s_per_element": self.gamma,
+            "ranks_per_node": self.ranks_per_node,
+            "nic_per_node": self.nic_per_node,
+            "intra_alpha_s": self.intra.alpha if self.intra else nan,
+            "intra_beta_s_per_byte": self.intra.beta if self.intra else nan,
+            "description": self.description,
+            "source": self.source,
+        }

@@ -1,0 +1,177 @@
+"""Closed-form counts of every algorithm, exact integers, independent of the implementations.
+
+N ranks, M elements of s bytes; lg = log2; p' = 2^floor(lg N), rem = N - p'. `rounds` and
+`bytes_critical` follow the single-port clock rules of collectives.transport.accounting.
+For N a power of two they reduce to the textbook forms (Thakur, Rabenseifner and Gropp
+2005) that each algorithm module states on its Cost: line; collectives.registry pairs each
+algorithm with its function here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+# The one parameter theory takes from an implementation: where hierarchical switches the
+# across-node all-reduce to recursive doubling (a threshold, not logic).
+from ..algorithms.hierarchical import RECURSIVE_DOUBLING_BELOW
+
+COUNT_FIELDS = ("rounds", "messages", "bytes_total", "bytes_critical", "hotspot_bytes")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What theory predicts for one (algorithm, N, M, itemsize)."""
+
+    rounds: int
+    messages: int
+    bytes_total: int
+    bytes_critical: int
+    hotspot_bytes: int
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts by field name, in COUNT_FIELDS order."""
+        return asdict(self)
+
+
+def _lg(n: int) -> int:
+    """floor(log2 n) for n >= 1."""
+    return n.bit_length() - 1
+
+
+def naive(n: int, m: int, s: int) -> Counts:
+    """Rank 0's ports serialize N-1 receives and N-1 sends of the whole vector."""
+    every = 2 * (n - 1)
+    return Counts(every, every, every * m * s, every * m * s, every * m * s)
+
+
+def ring(n: int, m: int, s: int) -> Counts:
+    """2(N-1) steps of one chunk; chunks differ by at most one element."""
+    if n == 1:
+        return Counts(0, 0, 0, 0, 0)
+    biggest = -(-m // n)
+    return Counts(
+        rounds=2 * (n - 1),
+        messages=2 * n * (n - 1),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=2 * (n - 1) * biggest * s,
+        hotspot_bytes=_ring_busiest(n, m) * s,
+    )
+
+
+def _ring_busiest(n: int, m: int) -> int:
+    """Elements through the busiest rank of a ring all-reduce of M elements on N ranks.
+
+    Rank r sends every chunk but r+1 and r+2 and receives every chunk but r and r+1, so it
+    moves 4M - (c_r + 2c_{r+1} + c_{r+2}) elements. With q = M mod N chunks of size
+    floor(M/N)+1 leading, the smallest such window is 4 floor(M/N) + max(0, 3 - (N - q))
+    when q > 0 (the small chunks are q..N-1), and 4M/N when q = 0.
+    """
+    if n == 1:
+        return 0
+    base, extra = divmod(m, n)
+    return 4 * m - 4 * base - (max(0, 3 - (n - extra)) if extra else 0)
+
+
+def recursive_doubling(n: int, m: int, s: int) -> Counts:
+    """lg p' whole-vector exchanges, plus a fold and an unfold round when rem > 0."""
+    lg = _lg(n)
+    p = 1 << lg
+    rem = n - p
+    fold = 2 if rem else 0
+    return Counts(
+        rounds=lg + fold,
+        messages=2 * rem + p * lg,
+        bytes_total=(2 * rem + p * lg) * m * s,
+        bytes_critical=(lg + fold) * m * s,
+        hotspot_bytes=(2 * lg + fold) * m * s,
+    )
+
+
+def binomial_tree(n: int, m: int, s: int) -> Counts:
+    """ceil(lg N) whole-vector steps up the tree and as many down; rank 0 in every one."""
+    steps = (n - 1).bit_length()  # ceil(log2 N)
+    return Counts(
+        rounds=2 * steps,
+        messages=2 * (n - 1),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=2 * steps * m * s,
+        hotspot_bytes=2 * steps * m * s,
+    )
+
+
+def rabenseifner(n: int, m: int, s: int) -> Counts:
+    """Recursive halving then doubling over p' chunks, folded like recursive doubling.
+
+    The p' chunks differ by at most one element, the first M mod p' being larger, so the
+    first of the 2^k ranges of p'/2^k chunks is the heaviest: W_k = (p'/2^k) floor(M/p') +
+    min(M mod p', p'/2^k). The critical path receives the heaviest kept half at every halving
+    step (W_1 .. W_lg p') and sends the heaviest range back at every doubling step; the
+    busiest rank (new rank 0) moves its whole current range W_0 .. W_{lg p' - 1} at every step
+    of both phases. Folding adds a whole vector in and out.
+    """
+    lg = _lg(n)
+    p = 1 << lg
+    rem = n - p
+    base, extra = divmod(m, p)
+
+    def heaviest(level: int) -> int:
+        width = p >> level
+        return width * base + min(extra, width)
+
+    fold = 2 * m if rem else 0
+    return Counts(
+        rounds=2 * lg + (2 if rem else 0),
+        messages=2 * p * lg + 2 * rem,
+        bytes_total=(2 * (p - 1) + 2 * rem) * m * s,
+        bytes_critical=(2 * sum(heaviest(k) for k in range(1, lg + 1)) + fold) * s,
+        hotspot_bytes=(2 * sum(heaviest(k) for k in range(lg)) + fold) * s,
+    )
+
+
+def hierarchical_by_class(n: int, m: int, s: int, g: int) -> dict[str, dict[str, int]]:
+    """Per link class: rounds, messages, bytes_total, bytes_critical (see hierarchical)."""
+    return _hierarchical(n, m, s, g)[1]
+
+
+def hierarchical(n: int, m: int, s: int, g: int) -> Counts:
+    """Ring reduce-scatter in each node of G, the shards across N/G nodes, ring all-gather.
+
+    The G chunks are c_j = floor(M/G) + [j < M mod G]; the node phases are rings of G ranks
+    and local rank l all-reduces chunk l+1 with one rank per node: by ring, or by recursive
+    doubling when ceil(M/G) s < RECURSIVE_DOUBLING_BELOW. The phases follow each other on
+    every rank, so rounds and critical bytes add up phase by phase along the chain of the
+    largest chunk; the busiest rank is the worst l of its node traffic plus its shard's.
+    """
+    return _hierarchical(n, m, s, g)[0]
+
+
+def _hierarchical(n: int, m: int, s: int, g: int) -> tuple[Counts, dict[str, dict[str, int]]]:
+    nodes = n // g
+    base, extra = divmod(m, g)
+    chunks = [base + (1 if j < extra else 0) for j in range(g)]
+    largest = chunks[0]
+    across = recursive_doubling if largest * s < RECURSIVE_DOUBLING_BELOW else ring
+    shards = [across(nodes, c, 1) for c in chunks]  # each shard's all-reduce, in elements
+    in_node = [
+        4 * m - (chunks[j] + 2 * chunks[(j + 1) % g] + chunks[(j + 2) % g]) if g > 1 else 0
+        for j in range(g)
+    ]
+    by_class = {
+        "intra": {
+            "rounds": 2 * (g - 1),
+            "messages": 2 * nodes * g * (g - 1),
+            "bytes_total": 2 * nodes * (g - 1) * m * s,
+            "bytes_critical": 2 * (g - 1) * largest * s,
+        },
+        "inter": {
+            "rounds": shards[0].rounds,
+            "messages": sum(shard.messages for shard in shards),
+            "bytes_total": sum(shard.bytes_total for shard in shards) * s,
+            "bytes_critical": shards[0].bytes_critical * s,
+        },
+    }
+    total = Counts(
+        *(by_class["intra"][f] + by_class["inter"][f] for f in COUNT_FIELDS[:4]),
+        hotspot_bytes=max(in_node[j] + shards[(j + 1) % g].hotspot_bytes for j in range(g)) * s,
+    )
+    return total, by_class

@@ -1,0 +1,155 @@
+"""The one registry of algorithm facts: implementation, theory, label, style, MPICH name.
+
+Every place that needs a fact about an algorithm reads it here, so adding an algorithm is
+one module in collectives.algorithms, one closed form in collectives.model.theory and one
+entry below. The textbook cost is read from the Cost: line of the algorithm's docstring
+(terms of docs/glossary.md: latency α, bandwidth nβ with n = M·s bytes, reduction Mγ).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .algorithms import binomial_tree, hierarchical, naive, rabenseifner, recursive_doubling, ring
+from .model import theory
+from .model.theory import Counts
+
+Allreduce = Callable[..., np.ndarray]  # (comm: Communicator, x, **parameters) -> the sum
+COST_LINE = re.compile(
+    r"^Cost: (?P<latency>.+?) α \+ (?P<bandwidth>.+?) nβ \+ (?P<reduction>.+) Mγ$"
+)
+
+
+@dataclass(frozen=True)
+class Style:
+    """How figures draw an algorithm: a colour of seaborn's colour-blind palette, a marker
+    and a line style (matplotlib's names or dash tuples)."""
+
+    colour: int
+    marker: str
+    dashes: str | tuple[int, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The textbook cost latency·α + bandwidth·nβ + reduction·Mγ, each factor a formula in N."""
+
+    latency: str
+    bandwidth: str
+    reduction: str
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """Everything the project knows about one algorithm."""
+
+    name: str
+    allreduce: Allreduce
+    theory: Callable[..., Counts]  # (N, M, s, *parameters) -> the exact counts
+    label: str
+    style: Style
+    mpich: tuple[str, dict[str, Any]] | None = None  # MPICH's algorithm and its parameters
+    parameters: tuple[str, ...] = field(default=())  # keyword arguments of allreduce
+
+    @property
+    def description(self) -> str:
+        """The first line of the algorithm module's docstring."""
+        return _docstring(self).strip().splitlines()[0]
+
+    @property
+    def cost(self) -> Cost:
+        """The textbook cost stated on the module docstring's Cost: line."""
+        for line in _docstring(self).splitlines():
+            found = COST_LINE.match(line.strip())
+            if found:
+                return Cost(**{key: _unwrap(value) for key, value in found.groupdict().items()})
+        raise ValueError(
+            f"{self.name}: its module docstring has no 'Cost: ... α + ... nβ + ... Mγ'"
+        )
+
+    def predict(self, ranks: int, elements: int, itemsize: int, **parameters: int) -> Counts:
+        """The closed-form counts of one run."""
+        return self.theory(ranks, elements, itemsize, *(parameters[p] for p in self.parameters))
+
+
+def _docstring(algorithm: Algorithm) -> str:
+    return sys.modules[algorithm.allreduce.__module__].__doc__ or ""
+
+
+def _unwrap(formula: str) -> str:
+    """'(2(G-1) + inter)' -> '2(G-1) + inter': drop one pair of parentheses around it all."""
+    if not (formula.startswith("(") and formula.endswith(")")):
+        return formula
+    depth = 0
+    for index, char in enumerate(formula):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(formula) - 1:
+            return formula  # the first parenthesis closes before the end: '(N-1)/N'
+    return formula[1:-1]
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    entry.name: entry
+    for entry in (
+        Algorithm(
+            "naive", naive.allreduce, theory.naive, "naive (gather + broadcast)", Style(0, "o", "-")
+        ),
+        Algorithm(
+            "ring", ring.allreduce, theory.ring, "ring", Style(1, "s", "--"),
+            mpich=("MPIR_Allreduce_intra_ring", {}),
+        ),
+        Algorithm(
+            "recursive_doubling", recursive_doubling.allreduce, theory.recursive_doubling,
+            "recursive doubling", Style(2, "D", "-."),
+            mpich=("MPIR_Allreduce_intra_recursive_doubling", {}),
+        ),
+        Algorithm(
+            "rabenseifner", rabenseifner.allreduce, theory.rabenseifner, "Rabenseifner",
+            Style(4, "^", ":"), mpich=("MPIR_Allreduce_intra_reduce_scatter_allgather", {}),
+        ),
+        # MPICH's k-nomial tree with k = 2; csel reads every parameter with atoi: tree_type 1
+        # is MPIR_TREE_TYPE_KNOMIAL_1, chunk_size 0 and buffer_per_child 0 its defaults.
+        Algorithm(
+            "binomial_tree", binomial_tree.allreduce, theory.binomial_tree, "binomial tree",
+            Style(5, "v", (0, (5, 1, 1, 1))),
+            mpich=(
+                "MPIR_Allreduce_intra_tree",
+                {"tree_type": 1, "k": 2, "chunk_size": 0, "buffer_per_child": 0},
+            ),
+        ),
+        # MPICH's node-aware "smp" composition has the same three phases (intra-node reduce,
+        # inter-node all-reduce, intra-node broadcast).
+        Algorithm(
+            "hierarchical", hierarchical.allreduce, theory.hierarchical, "hierarchical",
+            Style(7, "P", (0, (3, 1, 1, 1, 1, 1))), mpich=("MPIR_Allreduce_intra_smp", {}),
+            parameters=("ranks_per_node",),
+        ),
+    )
+}  # fmt: skip
+
+
+def get(name: str) -> Algorithm:
+    """The algorithm called `name` (a variant name such as 'hierarchical-G8' names its
+    algorithm); KeyError lists the valid names."""
+    base = parse_variant(name)[0]
+    try:
+        return ALGORITHMS[base]
+    except KeyError:
+        raise KeyError(f"unknown algorithm {base!r}; valid: {', '.join(ALGORITHMS)}") from None
+
+
+def variant_name(algorithm: str, ranks_per_node: int | None = None) -> str:
+    """How the pipeline names an algorithm with its parameters: 'ring', 'hierarchical-G8'."""
+    return algorithm if ranks_per_node is None else f"{algorithm}-G{ranks_per_node}"
+
+
+def parse_variant(name: str) -> tuple[str, int | None]:
+    """The inverse of variant_name: (algorithm, ranks_per_node)."""
+    algorithm, _, group = name.partition("-G")
+    return algorithm, int(group) if group else None

@@ -1,0 +1,283 @@
+"""The `collectives` command: measure one run, time algorithms, list them, ping-pong."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import registry
+from ..transport import TRANSPORTS
+from ..transport.launch import RankFailure
+from ..transport.queue.faults import FAULT_KINDS
+from .bench import DEFAULT_ITERATIONS, DEFAULT_WARMUP
+from .files import save_trace, trace_path_for, write_json, write_text
+from .measure import MeasurementError, UsageError, measure
+from .record import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES
+
+EXIT_FAILED, EXIT_USAGE = 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but bad input is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per entry of COMMANDS."""
+    parser = _Parser(prog="collectives", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _measure_arguments(commands)
+    _bench_arguments(commands)
+    commands.add_parser("algorithms", help="list the registered algorithms")
+    _pingpong_arguments(commands)
+    return parser
+
+
+def _measure_arguments(commands) -> None:
+    run = commands.add_parser(
+        "measure",
+        help="run one all-reduce on real processes and write its JSON record",
+        description="Run one all-reduce with each rank an OS process; count every byte and "
+        "round, verify every sum against numpy, compare with theory, and write the record.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="fault kinds (a testing aid):\n"
+        + "\n".join(f"  {kind:8} {what}" for kind, what in FAULT_KINDS.items()),
+    )
+    run.add_argument("--algorithm", required=True, help=f"one of: {', '.join(registry.ALGORITHMS)}")
+    _add_ranks_and_transport(run)
+    run.add_argument("--elements", type=int, required=True, help="vector length M (>= 1)")
+    run.add_argument(
+        "--ranks-per-node",
+        type=int,
+        help="ranks per node G, for the hierarchical algorithm (G must divide N)",
+    )
+    run.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
+    run.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    run.add_argument("--data", default="int", help=f"input values: {' or '.join(DATA_KINDS)}")
+    run.add_argument(
+        "--timeout",
+        type=_duration,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds, or a duration such as 90s, 10m, 1h (default {DEFAULT_TIMEOUT:g})",
+    )
+    run.add_argument("--output", help="write the record here (atomically) instead of stdout")
+    run.add_argument(
+        "--trace",
+        help="write the message trace (.npz) here; default: next to --output, as NAME.trace.npz",
+    )
+    run.add_argument("--inject-fault", metavar="KIND:RANK", help="make one rank fail (testing aid)")
+
+
+def _bench_arguments(commands) -> None:
+    timed = commands.add_parser(
+        "bench",
+        help="time algorithms (and library all-reduces) on real processes: wall-clock mode",
+        description="Time each algorithm at each message size on one set of ranks: warm-up "
+        "iterations, then timed ones, each started after a barrier; min and median, algbw and "
+        "busbw (nccl-tests conventions). Peers run on the same ranks: mpi (MPI_Allreduce, with "
+        "--transport mpi) and gloo (torch.distributed on CPU). Every sum is verified.",
+    )
+    timed.add_argument(
+        "--algorithms", type=_names, default=[], help="comma-separated algorithms to time"
+    )
+    _add_ranks_and_transport(timed)
+    timed.add_argument(
+        "--elements", type=_sizes, required=True, help="comma-separated vector lengths M"
+    )
+    timed.add_argument(
+        "--ranks-per-node", type=int, help="ranks per node G, for the hierarchical algorithm"
+    )
+    timed.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
+    timed.add_argument("--peers", type=_names, default=[], help="comma-separated: mpi, gloo")
+    timed.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed iterations")
+    timed.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, help="timed ones")
+    timed.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    timed.add_argument(
+        "--timeout", type=_duration, default=DEFAULT_TIMEOUT, help="for the whole run"
+    )
+    timed.add_argument("--output", help="write the JSON here (atomically) instead of stdout")
+
+
+def _pingpong_arguments(commands) -> None:
+    ping = commands.add_parser(
+        "pingpong",
+        help="measure one-way times over this transport (the local fabric)",
+        description="osu_latency-style ping-pong between two ranks of a transport (mpi: run "
+        "under mpiexec -n 2); writes a CSV (bytes, seconds) that the pipeline fits like any "
+        "measured fabric.",
+    )
+    ping.add_argument("--sizes", required=True, help="comma-separated message sizes in bytes")
+    ping.add_argument(
+        "--transport", choices=TRANSPORTS, default="queue", help="queue (default) or mpi"
+    )
+    ping.add_argument("--iterations", type=int, default=200, help="round trips per size")
+    ping.add_argument("--warmup", type=int, default=10, help="untimed round trips per size")
+    ping.add_argument("--output", required=True, help="CSV file to write (atomically)")
+    ping.add_argument(
+        "--reduce-output",
+        help="also time in-place float64 additions and write them here (elements,seconds): "
+        "the fabric's gamma",
+    )
+
+
+def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--ranks", type=int, help="number of ranks N (1..1024); with mpi, default: all started"
+    )
+    command.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="queue",
+        help="queue: fork the ranks here (default); mpi: this is one rank of an mpiexec job",
+    )
+
+
+def _names(text: str) -> list[str]:
+    """'ring,recursive_doubling' -> ['ring', 'recursive_doubling'] (argparse type)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _sizes(text: str) -> list[int]:
+    """'1,1024,1048576' -> [1, 1024, 1048576] (argparse type)."""
+    try:
+        return [int(size) for size in _names(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
+
+
+def _duration(text: str) -> float:
+    """'300', '300s', '5m' or '1h' as seconds (argparse type)."""
+    scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:])
+    try:
+        return float(text[:-1]) * scale if scale else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r}") from None
+
+
+def _measure(args: argparse.Namespace) -> int:
+    measured = measure(
+        args.algorithm,
+        args.ranks,
+        args.elements,
+        dtype=args.dtype,
+        seed=args.seed,
+        data=args.data,
+        timeout=args.timeout,
+        fault=args.inject_fault,
+        ranks_per_node=args.ranks_per_node,
+        transport=args.transport,
+    )
+    if measured is None:
+        return 0  # an MPI rank other than the root
+    record = measured.record
+    trace_path = args.trace or (trace_path_for(args.output) if args.output else None)
+    if trace_path:
+        save_trace(trace_path, measured.trace)
+        record = record.with_trace(
+            os.path.relpath(trace_path, os.path.dirname(args.output or trace_path))
+        )
+    try:
+        _emit(record.to_dict(), args.output)
+    except BaseException:
+        if trace_path:  # the record is what makes a run exist: no orphan trace
+            Path(trace_path).unlink(missing_ok=True)
+        raise
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .bench import bench  # only this command needs it
+
+    document = bench(
+        args.algorithms,
+        args.ranks,
+        args.elements,
+        dtype=args.dtype,
+        warmup=args.warmup,
+        iterations=args.iterations,
+        peers=args.peers,
+        transport=args.transport,
+        ranks_per_node=args.ranks_per_node,
+        seed=args.seed,
+        timeout=args.timeout,
+    )
+    if document is not None:
+        _emit(document, args.output)
+    return 0
+
+
+def _emit(document: dict, output: str | None) -> None:
+    """Write a JSON document to `output` (atomically), or print it."""
+    if output:
+        write_json(output, document)
+    else:
+        print(json.dumps(document, indent=2))
+
+
+def _algorithms(_: argparse.Namespace) -> int:
+    for name, algorithm in registry.ALGORITHMS.items():
+        print(f"{name:20} {algorithm.description}")
+    return 0
+
+
+def _pingpong(args: argparse.Namespace) -> int:
+    from .pingpong import pingpong  # only this command needs it
+
+    try:
+        sizes = [int(size) for size in args.sizes.split(",")]
+        measured = pingpong(sizes, args.iterations, args.warmup, transport=args.transport)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except RankFailure as exc:
+        raise MeasurementError(f"ping-pong: {exc}") from None
+    if measured is None:
+        return 0  # an MPI rank other than the root
+    nbytes, seconds = measured
+    _write_points(args.output, "bytes", nbytes, seconds)
+    if args.reduce_output:
+        from .pingpong import reduce_times
+
+        _write_points(args.reduce_output, "elements", *reduce_times())
+    return 0
+
+
+def _write_points(path: str, unit: str, sizes, seconds) -> None:
+    rows = "".join(f"{size},{t:.9e}\n" for size, t in zip(sizes, seconds, strict=True))
+    write_text(path, f"{unit},seconds\n" + rows)
+
+
+COMMANDS = {
+    "measure": _measure,
+    "bench": _bench,
+    "algorithms": _algorithms,
+    "pingpong": _pingpong,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 1 run failed, 2 bad input)."""
+    args = _parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return COMMANDS[args.command](args)
+    except UsageError as exc:
+        print(f"collectives: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except MeasurementError as exc:
+        print(f"collectives: failed: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("collectives: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    """Turn SIGTERM into an exception so every rank is reaped on the way out."""
+    raise KeyboardInterrupt

@@ -1,0 +1,308 @@
+"""One all-reduce on real processes: verified, compared with theory, as a Record.
+
+Each rank is an OS process (forked, or one rank of an mpiexec job); the transport counts
+every byte, message, round and reduction, numpy's sum checks every rank's result, and the
+counts must equal the algorithm's closed form.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.random import default_rng  # imported once here, not in every forked rank
+
+from .. import registry
+from ..model import theory
+from ..model.replay import by_link_class
+from ..transport import get_transport
+from ..transport.accounting import RunCounts
+from ..transport.launch import RankFailure, RankRun
+from ..transport.queue.faults import Fault
+from ..transport.trace import Trace
+from .record import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES, MAX_RANKS, Record, versions
+
+MAX_INPUT_MAGNITUDE = 64
+
+
+class UsageError(ValueError):
+    """The request itself is invalid (bad ranks, elements, algorithm, dtype...)."""
+
+
+class MeasurementError(RuntimeError):
+    """The run failed: a rank failed, a result was wrong, or counts missed theory."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A verified run: its record and its message trace."""
+
+    record: Record
+    trace: Trace
+
+
+def exact_integer_limit(dtype: np.dtype) -> int:
+    """The largest n such that every integer in [-n, n] is exact in `dtype`."""
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1)
+    return int(np.iinfo(dtype).max)
+
+
+def input_magnitude(dtype: np.dtype, ranks: int) -> int:
+    """Bound K for integer inputs in [-K, K]: any partial sum of N of them is exact."""
+    return max(1, min(MAX_INPUT_MAGNITUDE, exact_integer_limit(dtype) // ranks))
+
+
+def make_input(out: np.ndarray, rank: int, seed: int, data: str, ranks: int) -> None:
+    """Fill `out` with rank `rank`'s seeded input; it depends on (seed, rank) only."""
+    rng = default_rng([seed, rank])
+    if data == "normal":
+        np.copyto(out, rng.standard_normal(out.size), casting="unsafe")
+        return
+    bound = input_magnitude(out.dtype, ranks)
+    np.copyto(out, rng.integers(-bound, bound + 1, size=out.size, dtype=np.int16), casting="unsafe")
+
+
+def validate(
+    algorithm: str,
+    ranks: int,
+    elements: int,
+    dtype: str,
+    data: str,
+    ranks_per_node: int | None = None,
+) -> np.dtype:
+    """Check a request; UsageError says exactly what is wrong. Returns the numpy dtype."""
+    if algorithm not in registry.ALGORITHMS:
+        valid = ", ".join(registry.ALGORITHMS)
+        raise UsageError(f"unknown algorithm {algorithm!r}; valid algorithms: {valid}")
+    if not 1 <= ranks <= MAX_RANKS:
+        raise UsageError(f"ranks must be between 1 and {MAX_RANKS}, got {ranks}")
+    if elements < 1:
+        raise UsageError(f"elements must be at least 1, got {elements}")
+    if dtype not in DTYPES:
+        raise UsageError(f"unknown dtype {dtype!r}; valid dtypes: {', '.join(DTYPES)}")
+    if data not in DATA_KINDS:
+        raise UsageError(f"unknown data kind {data!r}; valid: {', '.join(DATA_KINDS)}")
+    np_dtype = np.dtype(dtype)
+    if data == "normal" and np_dtype.kind != "f":
+        raise UsageError(f"--data normal needs a floating-point dtype, got {dtype}")
+    if takes_group(algorithm):
+        if ranks_per_node is None or ranks_per_node < 1 or ranks % ranks_per_node:
+            raise UsageError(
+                f"{algorithm} needs --ranks-per-node G with G >= 1 dividing the ranks "
+                f"({ranks}), got {ranks_per_node}"
+            )
+    elif ranks_per_node is not None:
+        raise UsageError(f"--ranks-per-node does not apply to {algorithm}")
+    return np_dtype
+
+
+def takes_group(algorithm: str) -> bool:
+    """Whether the algorithm runs on nodes of G ranks (--ranks-per-node)."""
+    known = registry.ALGORITHMS.get(algorithm)
+    return known is not None and "ranks_per_node" in known.parameters
+
+
+def transport_named(name: str):
+    """The transport called `name`, or UsageError naming the valid ones."""
+    try:
+        return get_transport(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def started_ranks(links, ranks: int | None) -> int:
+    """The ranks asked for, or (mpi) the ranks mpiexec started; UsageError if neither."""
+    ranks = ranks if ranks is not None else links.started_ranks()
+    if ranks is None:
+        raise UsageError("the number of ranks is required")
+    return ranks
+
+
+def measure(
+    algorithm: str,
+    ranks: int | None,
+    elements: int,
+    dtype: str = "float64",
+    seed: int = 0,
+    data: str = "int",
+    timeout: float = DEFAULT_TIMEOUT,
+    fault: str | None = None,
+    ranks_per_node: int | None = None,
+    transport: str = "queue",
+) -> Measured | None:
+    """Run one all-reduce on `ranks` processes; return its verified record and its trace.
+
+    `transport` is "queue" (forked ranks) or "mpi" (this process is one rank of an mpiexec
+    job; `ranks` None means all of them). Every rank calls it; the root returns the
+    Measured run and the other MPI ranks None. Raises UsageError for an invalid request and
+    MeasurementError when a rank fails, a result differs from numpy's sum, or a measured
+    count differs from theory.
+    """
+    links = transport_named(transport)
+    ranks = started_ranks(links, ranks)
+    np_dtype = validate(algorithm, ranks, elements, dtype, data, ranks_per_node)
+    if timeout <= 0:
+        raise UsageError(f"timeout must be positive, got {timeout}")
+    if fault and transport != "queue":
+        raise UsageError("fault injection is a testing aid of the queue transport")
+    try:
+        injected = Fault.parse(fault, ranks) if fault else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    parameters = {"ranks_per_node": ranks_per_node} if ranks_per_node is not None else {}
+    where = f"{algorithm} N={ranks} M={elements} {dtype}"
+    run, reference = _launch(links, algorithm, parameters, ranks, elements, np_dtype, seed,
+                             data, timeout, injected, where)  # fmt: skip
+    if run is None:
+        return None  # an MPI rank other than the root: the root writes the record
+    check = _verify(run.results, **reference)
+    if not check["verified"]:
+        raise MeasurementError(f"{where}: verification failed: {_describe_failure(check)}")
+    compared = compare_with_theory(
+        algorithm, run.counts, run.trace, ranks, elements, np_dtype.itemsize, parameters
+    )
+    if compared.mismatches:
+        detail = ", ".join(f"{f} {m} (theory {t})" for f, (m, t) in compared.mismatches.items())
+        raise MeasurementError(f"{where}: measured counts differ from theory: {detail}")
+    record = Record(
+        algorithm=algorithm, ranks_per_node=ranks_per_node, ranks=ranks, elements=elements,
+        dtype=dtype, itemsize=np_dtype.itemsize, seed=seed, data=data, transport=transport,
+        library=False, **compared.fields, trace=None, **check,
+        wall_seconds=run.wall_seconds, collective_seconds=run.collective_seconds, timing=None,
+        versions=versions(),
+    )  # fmt: skip
+    return Measured(record, run.trace)
+
+
+def _launch(links, algorithm, parameters, ranks, elements, np_dtype, seed, data, timeout,
+            fault, where) -> tuple[RankRun | None, dict[str, np.ndarray]]:  # fmt: skip
+    """Start the ranks on their seeded inputs; the run, and numpy's sum of the inputs."""
+    allreduce = functools.partial(registry.ALGORITHMS[algorithm].allreduce, **parameters)
+    # Inputs and results share one array (MPI_IN_PLACE): a rank's result overwrites its
+    # input once its algorithm returns, after the parent has summed the inputs.
+    vectors = links.result_array((ranks, elements), np_dtype)
+    reference: dict[str, np.ndarray] = {}
+
+    def prepare(rank: int) -> np.ndarray:
+        make_input(vectors[rank], rank, seed, data, ranks)
+        mine = vectors[rank].view()
+        mine.flags.writeable = False  # an algorithm must not change its input
+        return mine
+
+    def sum_inputs() -> None:
+        reference.update(_reference(vectors, data))
+
+    try:
+        run = links.launch(
+            ranks, prepare, allreduce, results=vectors,
+            largest_message=elements * np_dtype.itemsize, timeout=timeout, fault=fault,
+            on_ready=sum_inputs,
+        )  # fmt: skip
+    except RankFailure as exc:
+        raise MeasurementError(f"{where}: {exc}") from None
+    return run, reference
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A run's counts beside the closed form: the record's count fields, and what differs."""
+
+    fields: dict
+    mismatches: dict[str, tuple[int, int]]
+
+
+def compare_with_theory(
+    algorithm: str,
+    counts: RunCounts,
+    trace: Trace | None,
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    parameters: dict,
+) -> Comparison:
+    """Every measured count against the algorithm's closed form (per link class too, for an
+    algorithm on nodes, when the trace is given): the record fields rounds ...
+    matches_theory, and the mismatches."""
+    predicted = registry.ALGORITHMS[algorithm].predict(ranks, elements, itemsize, **parameters)
+    measured = {field: getattr(counts, field) for field in theory.COUNT_FIELDS}
+    mismatches = {
+        field: (measured[field], value)
+        for field, value in predicted.as_dict().items()
+        if measured[field] != value
+    }
+    classes = None
+    group = parameters.get("ranks_per_node")
+    if group is not None and trace is not None:  # counts on intra- and inter-node links
+        classes = {
+            "measured": by_link_class(trace, group),
+            "theory": theory.hierarchical_by_class(ranks, elements, itemsize, group),
+        }
+        mismatches |= {
+            f"{link}.{field}": (value, classes["theory"][link][field])
+            for link, fields in classes["measured"].items()
+            for field, value in fields.items()
+            if value != classes["theory"][link][field]
+        }
+    fields = {
+        **measured,
+        "bytes_sent": counts.bytes_sent,
+        "bytes_recv": counts.bytes_recv,
+        "elements_reduced": counts.elements_reduced,
+        "theory": predicted.as_dict(),
+        "link_classes": classes,
+        "matches_theory": not mismatches,
+    }
+    return Comparison(fields, mismatches)
+
+
+def _reference(inputs: np.ndarray, data: str) -> dict[str, np.ndarray]:
+    """numpy's sum of the inputs, and how far any correct summation order may stray from it.
+
+    Integer-valued inputs make every summation order exact (tolerance 0); real-valued
+    inputs get the classic bound (N-1) eps sum|x| for any order of N-1 additions.
+    """
+    exact = np.float64 if inputs.dtype.kind == "f" else np.int64
+    reference = np.add.reduce(inputs, axis=0, dtype=exact)
+    if data != "normal":
+        return {"reference": reference, "tolerance": np.zeros(1)}
+    eps = float(np.finfo(inputs.dtype).eps)
+    magnitude = np.add.reduce(np.abs(inputs, dtype=np.float64), axis=0)
+    return {"reference": reference, "tolerance": (len(inputs) - 1) * eps * magnitude}
+
+
+def _verify(results: np.ndarray, reference: np.ndarray, tolerance: np.ndarray) -> dict:
+    """Compare every rank's result with the reference, and the ranks' bits with each other."""
+    bits = results.view(f"u{results.dtype.itemsize}")
+    exact = not np.any(tolerance)
+    expected_bits = reference.astype(results.dtype).view(bits.dtype) if exact else None
+    error = np.empty(results.shape[1], dtype=reference.dtype)
+    wrong, max_error = [], 0.0
+    for rank, result in enumerate(results):
+        if exact and np.array_equal(bits[rank], expected_bits):
+            continue  # bit-identical to the exact sum: error 0
+        np.subtract(result, reference, out=error, casting="unsafe")
+        np.abs(error, out=error)
+        max_error = max(max_error, float(error.max(initial=0)))
+        if np.any(error > tolerance):
+            wrong.append(rank)
+    all_exact = exact and not wrong and max_error == 0
+    agree = all_exact or all(np.array_equal(bits[r], bits[0]) for r in range(1, len(bits)))
+    return {
+        "verified": not wrong,
+        "max_abs_error": max_error,
+        "ranks_agree": agree,
+        "wrong_ranks": wrong,
+    }
+
+
+def _describe_failure(check: dict) -> str:
+    """Describe a failed verification: which ranks hold a wrong sum, and by how much."""
+    wrong = check["wrong_ranks"]
+    shown = ", ".join(map(str, wrong[:8])) + (" ..." if len(wrong) > 8 else "")
+    who = f"rank {shown} holds a wrong sum" if len(wrong) == 1 else f"ranks {shown} hold wrong sums"
+    return (
+        f"{who} (max abs error {check['max_abs_error']:g} against numpy's sum; "
+        f"ranks agree: {check['ranks_agree']})"
+    )

@@ -1,0 +1,94 @@
+"""Ping-pong over this project's own transports: the `local` and `local-mpi` fabrics.
+
+Like OSU's osu_latency: rank 0 sends a message of each size to rank 1, which sends it
+back; after warm-up round trips, the one-way time is half the median round trip. The two
+ranks are pinned to different cores when there are two.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from ..transport import get_transport
+from .record import DEFAULT_TIMEOUT
+
+LARGE_MESSAGE = 8192  # OSU's threshold above which fewer iterations are run
+
+
+def pingpong(
+    sizes: list[int],
+    iterations: int = 200,
+    warmup: int = 10,
+    timeout: float = DEFAULT_TIMEOUT,
+    transport: str = "queue",
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sizes (bytes) and one-way times (seconds) over `transport`; None on the ranks of an
+    MPI job other than the root."""
+    sizes = sorted(int(size) for size in sizes)
+    if not sizes or sizes[0] < 0:
+        raise ValueError("ping-pong sizes must be non-negative")
+    if iterations < 1 or warmup < 0:
+        raise ValueError("iterations must be >= 1 and warmup >= 0")
+
+    cpus = sorted(os.sched_getaffinity(0))
+
+    def pin(rank: int) -> None:
+        """One core per rank, as `mpirun --bind-to core` would: stable, comparable times."""
+        if len(cpus) >= 2:
+            os.sched_setaffinity(0, {cpus[rank]})
+
+    def program(comm, _):
+        peer = 1 - comm.rank
+        one_way = np.zeros(len(sizes))
+        for index, size in enumerate(sizes):
+            buf = np.zeros(size, dtype=np.uint8)
+            repeats = iterations if size <= LARGE_MESSAGE else max(10, iterations // 10)
+            round_trips = np.empty(repeats)
+            for i in range(-warmup, repeats):
+                started = time.perf_counter()
+                if comm.rank == 0:
+                    comm.send(buf, peer)
+                    comm.recv(peer, out=buf)
+                else:
+                    comm.recv(peer, out=buf)
+                    comm.send(buf, peer)
+                if i >= 0:
+                    round_trips[i] = time.perf_counter() - started
+            one_way[index] = np.median(round_trips) / 2
+        return one_way
+
+    links = get_transport(transport)
+    run = links.launch(
+        2,
+        pin,
+        program,
+        results=links.result_array((2, len(sizes)), np.float64),
+        largest_message=max(sizes[-1], 1),
+        timeout=timeout,
+    )
+    if run is None:
+        return None
+    return np.array(sizes), run.results[0].copy()
+
+
+REDUCE_SIZES = [4**k for k in range(5, 11)]  # 1 Ki .. 1 Mi elements
+
+
+def reduce_times(
+    sizes: list[int] = REDUCE_SIZES, iterations: int = 50, dtype: str = "float64"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Median time of `a += b` (np.add in place, as the algorithms reduce) per vector
+    length: the points whose slope is the fabric's gamma, seconds per element reduced."""
+    seconds = []
+    for size in sizes:
+        a, b = np.ones(size, dtype=dtype), np.ones(size, dtype=dtype)
+        times = np.empty(iterations)
+        for i in range(iterations):
+            started = time.perf_counter()
+            np.add(a, b, out=a)
+            times[i] = time.perf_counter() - started
+        seconds.append(np.median(times))
+    return np.array(sizes), np.array(seconds)

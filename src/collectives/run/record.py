@@ -1,0 +1,135 @@
+"""The run record: one all-reduce run, verified and compared with theory, as JSON.
+
+`collectives measure` writes one per run and `collectives bench` one per (entry, message
+size) inside its document; docs/outputs.md lists the keys. A record of another version, or
+one missing a key, is refused with the file named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+RECORD_VERSION = 2
+DTYPES = ("float64", "float32", "float16", "int64", "int32")
+DATA_KINDS = ("int", "normal")
+MAX_RANKS = 1024
+DEFAULT_TIMEOUT = 600.0  # seconds, for one launch of ranks
+
+
+class RecordError(ValueError):
+    """A record file cannot be used: unreadable, of another version, or incomplete."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock mode: the timed iterations of one entry at one size (nccl-tests' algbw
+    and busbw conventions; each iteration's time is the mean over the ranks)."""
+
+    warmup: int
+    iterations: int
+    times_s: list[float]
+    time_min_s: float
+    time_median_s: float
+    algbw_GBps: float
+    busbw_GBps: float
+
+
+@dataclass(frozen=True)
+class Record:
+    """One run of one all-reduce (ours, or a library's in wall-clock mode).
+
+    Counts are None for a library all-reduce, which this project cannot count; `trace` is
+    the file name of the run's trace beside the record, once written.
+    """
+
+    algorithm: str
+    ranks_per_node: int | None
+    ranks: int
+    elements: int
+    dtype: str
+    itemsize: int
+    seed: int
+    data: str
+    transport: str
+    library: bool
+    rounds: int | None
+    messages: int | None
+    bytes_total: int | None
+    bytes_critical: int | None
+    hotspot_bytes: int | None
+    bytes_sent: list[int] | None
+    bytes_recv: list[int] | None
+    elements_reduced: int | None
+    trace: str | None
+    theory: dict[str, int] | None
+    link_classes: dict[str, Any] | None
+    matches_theory: bool | None
+    verified: bool
+    max_abs_error: float
+    ranks_agree: bool
+    wrong_ranks: list[int]
+    wall_seconds: float | None
+    collective_seconds: float | None
+    timing: Timing | None
+    versions: dict[str, str]
+
+    @property
+    def message_bytes(self) -> int:
+        """n = M·s, the bytes of each rank's vector."""
+        return self.elements * self.itemsize
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data, its version first."""
+        data = asdict(self)
+        data["message_bytes"] = self.message_bytes
+        return {"record_version": RECORD_VERSION, **data}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "record") -> Record:
+        """Rebuild a record from to_dict(); RecordError names `source` and what is wrong."""
+        if not isinstance(data, dict):
+            raise RecordError(f"{source}: not a JSON object")
+        version = data.get("record_version")
+        if version != RECORD_VERSION:
+            raise RecordError(f"{source}: record_version {version!r}, expected {RECORD_VERSION}")
+        names = [f.name for f in fields(cls)]
+        missing = [name for name in names if name not in data]
+        if missing:
+            raise RecordError(f"{source}: missing {', '.join(missing)}")
+        values = {name: data[name] for name in names}
+        if values["timing"] is not None:
+            values["timing"] = Timing(**values["timing"])
+        return cls(**values)
+
+    def with_trace(self, name: str) -> Record:
+        """The same record naming its trace file."""
+        return Record(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "trace": name})
+
+
+def read_record(path: str | os.PathLike) -> Record:
+    """Read one record file; RecordError names the file when it cannot be used."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    return Record.from_dict(data, str(path))
+
+
+def versions() -> dict[str, str]:
+    """The software and machine a record came from."""
+    import numpy
+
+    from .. import __version__
+
+    return {
+        "collectives": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "cpus": str(os.cpu_count()),
+    }

@@ -1,0 +1,303 @@
+"""The pipeline's config, checked for meaning after the JSON schema has checked its shape.
+
+Every problem is reported as a ConfigError naming the config key, before any job runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import registry
+from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
+from .fabrics import FabricError, kind_of, measured_parts, read_measurements
+from .grid import expand_axis
+
+FABRIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class ConfigError(ValueError):
+    """The config is unusable; the message starts with the offending key."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An algorithm with its parameters, as one competitor of the grid."""
+
+    algorithm: str
+    ranks_per_node: int | None = None
+
+    @property
+    def name(self) -> str:
+        return registry.variant_name(self.algorithm, self.ranks_per_node)
+
+    def runs_at(self, ranks: int) -> bool:
+        """A hierarchical variant needs whole nodes: G must divide N."""
+        return self.ranks_per_node is None or ranks % self.ranks_per_node == 0
+
+    def arguments(self) -> str:
+        """Its `collectives measure` options."""
+        group = f" --ranks-per-node {self.ranks_per_node}" if self.ranks_per_node else ""
+        return f"--algorithm {self.algorithm}{group}"
+
+
+@dataclass(frozen=True)
+class Wallclock:
+    """The timed runs on this machine and the real clusters the model is checked against."""
+
+    transports: list[str]
+    ranks: list[int]
+    elements: list[int]
+    algorithms: list[str]
+    peers: list[str]
+    warmup: int
+    iterations: int
+    fabrics: dict[str, str]  # transport -> the fabric calibrated by its ping-pong
+    clusters: dict[str, dict[str, Any]]
+
+    def peers_for(self, transport: str, installed: set[str]) -> list[str]:
+        """The library all-reduces timed beside ours on `transport`: MPI_Allreduce needs
+        MPI ranks; Gloo runs wherever torch is installed."""
+        return [
+            peer
+            for peer in self.peers
+            if (peer != "mpi" or transport == "mpi") and (peer != "gloo" or "gloo" in installed)
+        ]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the config asks for, expanded: the grid, the fabrics and the figure choices."""
+
+    variants: list[Variant]
+    ranks: list[int]
+    elements: list[int]
+    dtypes: list[str]
+    fabrics: dict[str, str]  # name -> kind: given, measured, pingpong or structured
+    figures: dict[str, Any]
+    wallclock: Wallclock | None = None
+
+    @property
+    def algorithms(self) -> list[str]:
+        """Every variant's name, in config order."""
+        return [variant.name for variant in self.variants]
+
+
+def check(config: dict[str, Any], basedir: Path) -> Plan:
+    """Validate `config` (paths relative to `basedir`) and expand it into a Plan."""
+    ranks = _axis(config, "ranks", 1, MAX_RANKS)
+    elements = _axis(config, "elements", 1, None)
+    variants = _variants(config, ranks)
+    for index, dtype in enumerate(config.get("dtypes", [])):
+        if dtype not in DTYPES:
+            raise ConfigError(
+                f"dtypes[{index}]: unknown dtype {dtype!r}; valid: {', '.join(DTYPES)}"
+            )
+    if config.get("data", "int") not in DATA_KINDS:
+        raise ConfigError(f"data: must be one of {', '.join(DATA_KINDS)}")
+    fabrics = {name: _fabric(name, entry, basedir) for name, entry in config["fabrics"].items()}
+    for name, entry in config["fabrics"].items():
+        if "pingpong" in entry and pingpong_transport(entry) == "mpi":
+            _need_mpi(f"fabrics.{name}.pingpong.transport")
+    figures = _figures(config, ranks, elements, fabrics)
+    _workloads(config, ranks, fabrics)
+    wallclock = None
+    if "wallclock" in config:
+        wallclock = _wallclock(config, ranks, elements, fabrics, basedir)
+    return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock)
+
+
+def _variants(config: dict[str, Any], ranks: list[int]) -> list[Variant]:
+    """Every algorithm of the config, with each of its parameter values."""
+    names = config.get("algorithms", [])
+    for index, name in enumerate(names):
+        if name not in registry.ALGORITHMS:
+            valid = ", ".join(registry.ALGORITHMS)
+            raise ConfigError(f"algorithms[{index}]: unknown algorithm {name!r}; valid: {valid}")
+    variants = []
+    for name in names:
+        if "ranks_per_node" not in registry.ALGORITHMS[name].parameters:
+            variants.append(Variant(name))
+            continue
+        for group in _axis(config, "ranks_per_node", 1, MAX_RANKS, default=[8]):
+            if not any(n % group == 0 for n in ranks):
+                raise ConfigError(f"ranks_per_node: {group} divides none of the ranks {ranks}")
+            variants.append(Variant(name, group))
+    return variants
+
+
+def _figures(
+    config: dict[str, Any], ranks: list[int], elements: list[int], fabrics: dict[str, str]
+) -> dict[str, Any]:
+    """The figure choices, each on its axis."""
+    figures = dict(config.get("figures", {}))
+    _figure_choice(figures, "crossover_ranks", ranks, "ranks")
+    _figure_choice(figures, "counts_elements", elements, "elements")
+    hotspot = figures.get("hotspot", {})
+    _figure_choice(hotspot, "ranks", ranks, "ranks", "figures.hotspot")
+    _figure_choice(hotspot, "elements", elements, "elements", "figures.hotspot")
+    _figure_choice(figures, "dtype", config["dtypes"], "dtypes")
+    structure = figures.get("structure")
+    if structure:
+        if fabrics.get(structure["fabric"]) != "structured":
+            raise ConfigError(
+                f"figures.structure.fabric: {structure['fabric']} is not a two-level fabric"
+            )
+        _figure_choice(structure, "ranks", ranks, "ranks", "figures.structure")
+    return figures
+
+
+def _workloads(config: dict[str, Any], ranks: list[int], fabrics: dict[str, str]) -> None:
+    """Each workload's groups run on the ranks axis, over fabrics of the config."""
+    for name, entry in config.get("workloads", {}).items():
+        for group in ("tp", "dp"):
+            where, fabric = f"workloads.{name}", entry.get(f"{group}_fabric")
+            if entry[group] == 1:
+                continue  # a group of one rank does no all-reduce
+            if entry[group] not in ranks:
+                raise ConfigError(
+                    f"{where}.{group}: {entry[group]} is not on the ranks axis {ranks}"
+                )
+            if fabric is None:
+                raise ConfigError(f"{where}.{group}_fabric: needed when {group} > 1")
+            if fabric not in fabrics:
+                raise ConfigError(f"{where}.{group}_fabric: no fabric {fabric!r} in fabrics")
+
+
+def pingpong_transport(entry: dict[str, Any]) -> str:
+    """The transport a ping-pong fabric is measured over (queue unless it says mpi)."""
+    return entry["pingpong"].get("transport", "queue")
+
+
+def _wallclock(
+    config: dict[str, Any],
+    ranks: list[int],
+    elements: list[int],
+    fabrics: dict[str, str],
+    basedir: Path,
+) -> Wallclock:
+    """The wallclock section: timed points on the grid (their traces give the predictions),
+    calibrated fabrics that exist, and cluster files that parse."""
+    section = config["wallclock"]
+    timed_ranks = _axis(section, "ranks", 1, MAX_RANKS, key_prefix="wallclock.")
+    timed_elements = _axis(section, "elements", 1, None, key_prefix="wallclock.")
+    for key, values, grid in (
+        ("ranks", timed_ranks, ranks),
+        ("elements", timed_elements, elements),
+    ):
+        off = [v for v in values if v not in grid]
+        if off:
+            raise ConfigError(
+                f"wallclock.{key}: {off[0]} is not on the grid's {key} axis (its traces give "
+                "the predictions)"
+            )
+    names = section["algorithms"]
+    for index, name in enumerate(names):
+        if name not in registry.ALGORITHMS or registry.ALGORITHMS[name].parameters:
+            raise ConfigError(
+                f"wallclock.algorithms[{index}]: {name!r} is not an algorithm without parameters"
+            )
+        if name not in config["algorithms"]:
+            raise ConfigError(f"wallclock.algorithms[{index}]: {name} is not in algorithms")
+    transports = section["transports"]
+    if "mpi" in transports:
+        _need_mpi("wallclock.transports")
+    calibration = section.get("fabrics", {})
+    _calibration(config, transports, calibration, fabrics)
+    clusters = section.get("clusters", {})
+    _clusters(clusters, fabrics, basedir)
+    return Wallclock(
+        transports=list(transports),
+        ranks=timed_ranks,
+        elements=timed_elements,
+        algorithms=list(names),
+        peers=list(section.get("peers", [])),
+        warmup=section.get("warmup", 3),
+        iterations=section.get("iterations", 10),
+        fabrics={t: calibration[t] for t in transports},
+        clusters=clusters,
+    )
+
+
+def _calibration(
+    config: dict[str, Any], transports: list[str], calibration: dict[str, str],
+    fabrics: dict[str, str],
+) -> None:  # fmt: skip
+    """Each timed transport has a ping-pong fabric measured over that transport."""
+    for transport in transports:
+        fabric = calibration.get(transport)
+        if fabric is None:
+            raise ConfigError(f"wallclock.fabrics: no fabric calibrated for {transport}")
+        if fabrics.get(fabric) != "pingpong":
+            raise ConfigError(f"wallclock.fabrics.{transport}: {fabric} is not a ping-pong fabric")
+        measured_on = pingpong_transport(config["fabrics"][fabric])
+        if measured_on != transport:
+            raise ConfigError(
+                f"wallclock.fabrics.{transport}: {fabric} is measured over {measured_on}"
+            )
+
+
+def _clusters(clusters: dict[str, Any], fabrics: dict[str, str], basedir: Path) -> None:
+    """Each cluster's fabric is flat, and its osu_allreduce file parses."""
+    for name, entry in clusters.items():
+        key = f"wallclock.clusters.{name}"
+        if fabrics.get(entry["fabric"]) not in ("given", "measured"):
+            raise ConfigError(f"{key}.fabric: {entry['fabric']!r} is not a flat fabric in fabrics")
+        try:
+            read_measurements(basedir / entry["allreduce"], "osu", entry.get("table", 1))
+        except FabricError as exc:
+            raise ConfigError(f"{key}.allreduce: {exc}") from None
+
+
+def _need_mpi(key: str) -> None:
+    """The mpi transport needs mpi4py (and the MPI library it finds) installed."""
+    if importlib.util.find_spec("mpi4py") is None:
+        raise ConfigError(f"{key}: mpi needs mpi4py and MPICH: pip install -e '.[mpi]'")
+
+
+def _axis(
+    config: dict[str, Any],
+    key: str,
+    low: int,
+    high: int | None,
+    default: list | None = None,
+    key_prefix: str = "",
+) -> list[int]:
+    name = key_prefix + key
+    try:
+        values = expand_axis(config[key] if default is None else config.get(key, default))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+    if not values:
+        raise ConfigError(f"{name}: the axis is empty")
+    for value in values:
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high else f"at least {low}"
+            raise ConfigError(f"{name}: every value must be {bound}, got {value}")
+    return values
+
+
+def _fabric(name: str, entry: dict[str, Any], basedir: Path) -> str:
+    key = f"fabrics.{name}"
+    if not FABRIC_NAME.match(name):
+        raise ConfigError(f"{key}: names may use letters, digits, '_', '.', '-'")
+    try:
+        kind = kind_of(entry)
+        for part in measured_parts(entry):
+            path = basedir / part["measurements"]
+            read_measurements(path, part.get("format"), part.get("table", 1))
+        if kind == "pingpong":
+            expand_axis(entry["pingpong"]["sizes"])
+    except (FabricError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{key}: {exc}") from None
+    return kind
+
+
+def _figure_choice(
+    section: dict[str, Any], key: str, allowed: list, axis: str, prefix: str = "figures"
+) -> None:
+    if key in section and section[key] not in allowed:
+        raise ConfigError(f"{prefix}.{key}: {section[key]} is not on the {axis} axis {allowed}")

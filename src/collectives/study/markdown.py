@@ -1,0 +1,130 @@
+"""The study's Markdown tables: the seed's table checked, the cost shape, the libraries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import registry
+from ..model.cost import BASIS
+from .selection import MPICH_SHORT_MSG_SIZE, REASONS, Agreement
+
+# The two rows of the seed post's table (algorithm, N, M, rounds, bytes), float64.
+SEED_ROWS = [("ring", 8, 1024, 14, 114688), ("recursive_doubling", 8, 1024, 3, 196608)]
+
+
+def seed_check_markdown(table: pd.DataFrame) -> str:
+    """The seed's table for every run, with the seed's own two rows checked first."""
+    lines = ["# The seed's table, measured", ""]
+    lines += ["## The seed's rows (float64)", ""]
+    lines += _markdown_header(
+        ["algorithm", "N", "M", "rounds", "bytes (meas)", "bytes (seed)", "ok"]
+    )
+    for algorithm, n, m, rounds, nbytes in SEED_ROWS:
+        match = table[
+            (table.algorithm == algorithm)
+            & (table.ranks == n)
+            & (table.elements == m)
+            & (table.dtype == "float64")
+        ]
+        if match.empty:
+            lines.append(f"| {algorithm} | {n} | {m} | not in this grid | | {nbytes} | |")
+            continue
+        run = match.iloc[0]
+        ok = run.rounds == rounds and run.bytes_total == nbytes
+        lines.append(
+            f"| {algorithm} | {n} | {m} | {run.rounds} | {run.bytes_total} | {nbytes} | "
+            f"{'OK' if ok else 'MISMATCH'} |"
+        )
+    lines += ["", "## Every run", ""]
+    lines += _markdown_header(
+        ["algorithm", "dtype", "N", "M", "rounds", "bytes (meas)", "bytes (theory)", "ok"]
+    )
+    for run in table.itertuples():
+        ok = run.verified and run.matches_theory
+        lines.append(
+            f"| {run.algorithm} | {run.dtype} | {run.ranks} | {run.elements} | {run.rounds} | "
+            f"{run.bytes_total} | {run.theory_bytes_total} | {'OK' if ok else 'FAIL'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_header(names: list[str]) -> list[str]:
+    return ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+
+
+def formula(row: pd.Series, digits: int = 3) -> str:
+    """A fitted row as a readable expression in N, dropping terms that vanish."""
+    terms = []
+    for name in BASIS:
+        value = row[f"c[{name}]"]
+        if not np.isfinite(value):
+            return "underdetermined (too few distinct N in the regime)"
+        if abs(value) < 10 ** (-digits):
+            continue
+        magnitude = f"{abs(value):.{digits}f}"
+        body = (
+            magnitude
+            if name == "1"
+            else f"{magnitude}/N"
+            if name == "1/N"
+            else f"{magnitude} {name}"
+        )
+        terms.append(("- " if value < 0 else "+ ") + body)
+    text = " ".join(terms) or "0"
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def cost_model_markdown(shape: pd.DataFrame) -> str:
+    """The recovered coefficients (cost.cost_shape) next to the textbook forms."""
+    lines = [
+        "# Cost model recovered from the measured counts",
+        "",
+        "T(N, M) = rounds(N) * alpha + bandwidth(N) * M * s * beta, where rounds(N) and",
+        "bandwidth(N) = bytes_critical / (M s) are least-squares fits of the measured counts on",
+        "{1, N, 1/N, log2 N} over the grid points with N a power of two dividing M.",
+        "",
+        "| algorithm | dtype | quantity | textbook | recovered from measurements "
+        "| max abs residual | points |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for _, row in shape.iterrows():
+        cost = registry.get(row.algorithm).cost
+        textbook = cost.latency if row.quantity == "rounds" else cost.bandwidth
+        lines.append(
+            f"| {row.algorithm} | {row['dtype']} | {row.quantity} | {textbook} | "
+            f"{formula(row)} | {row.max_abs_residual:.2g} | {row.points} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def libraries_markdown(agreement: Agreement, dtype: str) -> str:
+    """The model's selection beside MPICH's and Open MPI's rules (selection.library_agreement)."""
+    lines = [
+        "# The model's selection beside MPICH's and Open MPI's",
+        "",
+        f"Thresholds in bytes; `RD` is recursive doubling. Agreement counts the grid's message "
+        f"sizes ({dtype}) where the library picks the model's cheapest algorithm. MPICH classic: "
+        f"RD up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = {MPICH_SHORT_MSG_SIZE} bytes (or while "
+        "there are fewer elements than the largest power of two <= N), Rabenseifner above. "
+        "Open MPI: the fixed decision rules of coll_tuned_decision_fixed.c for commutative ops, "
+        "in its own names (segmented ring; nonoverlapping = reduce + bcast).",
+        "",
+    ]
+    for fabric, rows in agreement.rows.groupby("fabric", sort=False):
+        lines += [
+            f"## {fabric}" + (" (two-level: replayed)" if rows.structured.iloc[0] else ""),
+            "",
+            "| N | model | MPICH classic | agree | Open MPI | agree |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in rows.itertuples():
+            lines.append(
+                f"| {row.ranks} | {row.model} | {row.mpich} | {row.mpich_agree}/{row.sizes} | "
+                f"{row.open_mpi} | {row.open_mpi_agree}/{row.sizes} |"
+            )
+        lines.append("")
+    lines += ["## Why they disagree", "", "| cause | grid points | explanation |", "|---|---|---|"]
+    for reason, count in sorted(agreement.causes.items(), key=lambda item: -item[1]):
+        lines.append(f"| {reason} | {count} | {REASONS[reason]} |")
+    return "\n".join(lines) + "\n"

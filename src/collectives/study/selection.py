@@ -1,0 +1,256 @@
+"""Selection tables: which algorithm for which message size, as a library would load it.
+
+From the modeled times, per fabric and N, the message-size thresholds at which the best
+algorithm changes; exported in MPICH's collective-selection JSON (the file read through
+MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE), read back, and set beside the rules MPICH and
+Open MPI ship.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import registry
+from ..model import cost
+from .units import format_bytes
+
+MPICH_SHORT_MSG_SIZE = 2048  # MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, MPICH's classic switch
+
+# Open MPI's fixed decision for a commutative allreduce (ompi/mca/coll/tuned/
+# coll_tuned_decision_fixed.c, v4.1 and v5: switch points averaged from ompi-collectives-
+# tuning runs): per communicator size below the first number, (message bytes below, algorithm)
+# in order. Its segmented ring is a ring here; "nonoverlapping" (reduce then bcast) is the
+# binomial tree; "basic_linear" is naive.
+INF = math.inf
+OPEN_MPI = [
+    (4, [(8, "ring"), (4096, "recursive_doubling"), (8192, "ring"), (16384, "recursive_doubling"),
+         (65536, "ring"), (262144, "segmented_ring"), (INF, "rabenseifner")]),
+    (8, [(16, "ring"), (8192, "recursive_doubling"), (INF, "rabenseifner")]),
+    (16, [(8192, "recursive_doubling"), (INF, "rabenseifner")]),
+    (32, [(64, "segmented_ring"), (4096, "recursive_doubling"), (INF, "rabenseifner")]),
+    (64, [(128, "segmented_ring"), (INF, "rabenseifner")]),
+    (128, [(262144, "recursive_doubling"), (INF, "rabenseifner")]),
+    (256, [(131072, "nonoverlapping"), (262144, "recursive_doubling"), (INF, "rabenseifner")]),
+    (512, [(4096, "nonoverlapping"), (INF, "rabenseifner")]),
+    (2048, [(2048, "nonoverlapping"), (16384, "recursive_doubling"), (INF, "rabenseifner")]),
+    (4096, [(2048, "nonoverlapping"), (4096, "segmented_ring"), (16384, "recursive_doubling"),
+            (INF, "rabenseifner")]),
+    (INF, [(2048, "nonoverlapping"), (16384, "segmented_ring"), (32768, "recursive_doubling"),
+           (INF, "rabenseifner")]),
+]  # fmt: skip
+OPEN_MPI_AS_OURS = {"segmented_ring": "ring", "nonoverlapping": "binomial_tree"}
+
+
+def exportable(algorithm: str) -> bool:
+    """Whether MPICH has the algorithm (a variant name is its algorithm's)."""
+    return registry.get(algorithm).mpich is not None
+
+
+def selection_table(fabrics: pd.DataFrame, costs: pd.DataFrame, dtype: str) -> pd.DataFrame:
+    """Per fabric and N, the size ranges of the cheapest algorithm MPICH also has.
+
+    Rows: fabric, ranks, min_bytes, max_bytes (inclusive; empty = any larger size), algorithm,
+    mpich_algorithm; thresholds interpolated between grid sizes (cost.winner_ranges).
+    """
+    costs = costs[costs.dtype == dtype]
+    candidates = cost.among(costs, [a for a in dict.fromkeys(costs.algorithm) if exportable(a)])
+    rows = []
+    for fabric in fabrics.fabric:
+        for ranks, group in candidates[candidates.fabric == fabric].groupby("ranks"):
+            for low, high, algorithm in cost.ranges(group):
+                first = math.ceil(low)
+                last = math.ceil(high) - 1 if math.isfinite(high) else None
+                if last is not None and last < first:
+                    continue  # no whole byte count falls in this range
+                rows.append(
+                    {
+                        "fabric": fabric,
+                        "ranks": ranks,
+                        "min_bytes": first,
+                        "max_bytes": last,
+                        "algorithm": algorithm,
+                        "mpich_algorithm": registry.get(algorithm).mpich[0],
+                    }
+                )
+    columns = ["fabric", "ranks", "min_bytes", "max_bytes", "algorithm", "mpich_algorithm"]
+    return pd.DataFrame(rows, columns=columns).astype({"max_bytes": "Int64"})
+
+
+def mpich_json(selection: pd.DataFrame) -> dict[str, Any]:
+    """One fabric's selection as MPICH's nested collective-selection JSON.
+
+    collective=allreduce / comm_type=intra / comm_size<=N (each grid N, then comm_size=any
+    for larger ones) / avg_msg_size<=B ... avg_msg_size=any / algorithm=MPIR_Allreduce_intra_*
+    with the algorithm's parameters as keys.
+    """
+    by_size: dict[str, Any] = {}
+    for ranks, rows in selection.sort_values(["ranks", "min_bytes"]).groupby("ranks"):
+        sizes = {}
+        for row in rows.itertuples():
+            name, parameters = registry.get(row.algorithm).mpich
+            leaf = {f"algorithm={name}": {f"{k}={v}": {} for k, v in parameters.items()}}
+            key = "avg_msg_size=any" if pd.isna(row.max_bytes) else f"avg_msg_size<={row.max_bytes}"
+            sizes[key] = leaf
+        by_size[f"comm_size<={ranks}"] = sizes
+    if by_size:
+        by_size["comm_size=any"] = by_size[list(by_size)[-1]]
+    return {"collective=allreduce": {"comm_type=intra": by_size}}
+
+
+def read_mpich_json(data: dict[str, Any]) -> pd.DataFrame:
+    """The inverse of mpich_json: rows of ranks, min_bytes, max_bytes, mpich_algorithm."""
+    rows = []
+    for size_key, sizes in data["collective=allreduce"]["comm_type=intra"].items():
+        if size_key == "comm_size=any":
+            continue
+        ranks, low = int(size_key.removeprefix("comm_size<=")), 0
+        for message_key, leaf in sizes.items():
+            (algorithm_key,) = leaf
+            high = None if message_key == "avg_msg_size=any" else int(message_key.split("<=")[1])
+            rows.append(
+                {
+                    "ranks": ranks,
+                    "min_bytes": low,
+                    "max_bytes": high,
+                    "mpich_algorithm": algorithm_key.removeprefix("algorithm="),
+                }
+            )
+            low = (high or 0) + 1
+    return pd.DataFrame(rows).astype({"max_bytes": "Int64"})
+
+
+def mpich_classic(ranks: int, nbytes: int, itemsize: int) -> str:
+    """MPICH's classic rule: recursive doubling for short messages (or fewer elements than
+    the largest power of two <= N), Rabenseifner otherwise."""
+    power_of_two = 1 << (ranks.bit_length() - 1)
+    if nbytes <= MPICH_SHORT_MSG_SIZE or nbytes // itemsize < power_of_two:
+        return "recursive_doubling"
+    return "rabenseifner"
+
+
+def open_mpi_fixed(ranks: int, nbytes: int) -> str:
+    """Open MPI's fixed decision, in Open MPI's own algorithm names."""
+    for below, steps in OPEN_MPI:
+        if ranks < below:
+            return next(algorithm for limit, algorithm in steps if nbytes < limit)
+    raise AssertionError("unreachable: the last row covers every size")
+
+
+REASONS = {
+    "threshold": "both pick between recursive doubling and Rabenseifner but switch at a "
+    "different size: the model from this fabric's alpha and beta, the library from the "
+    "clusters it was tuned on (MPICH's 2 KiB is the constant of Thakur, Rabenseifner and "
+    "Gropp 2005)",
+    "arithmetic": "at N < 4 recursive doubling and Rabenseifner move the same bytes and "
+    "recursive doubling takes fewer rounds, so the model never leaves it; the library also "
+    "sees recursive doubling add the whole vector on every rank (Rabenseifner adds 1/N of "
+    "it) and switches for large messages; the model prices arithmetic only on fabrics that "
+    "set gamma",
+    "non_power_of_two": "N is not a power of two: recursive doubling and Rabenseifner first "
+    "fold the extra ranks into a power of two (a full-vector exchange before and after), "
+    "which the ring does not need; the library rules look at the size of N only",
+    "ring_choice": "the library's tuned rule picks a (segmented) ring for tiny messages at N "
+    "16-63 and alternates ring and recursive doubling at N < 8, where its measurements "
+    "preferred it; the model counts 2(N-1) ring rounds against log2 N and keeps recursive "
+    "doubling",
+    "structure": "on a two-level fabric the replay sees node boundaries and shared NICs "
+    "that a flat rule ignores",
+    "other": "another difference of algorithm",
+}
+
+
+def _reason(model: str, library: str, ranks: int, structured: bool) -> str:
+    """Why the model's choice differs from a library's at one (fabric, N, size)."""
+    base, library = registry.parse_variant(model)[0], OPEN_MPI_AS_OURS.get(library, library)
+    power_of_two = ranks & (ranks - 1) == 0
+    if structured and (
+        base in ("binomial_tree", "hierarchical") or (base, power_of_two) == ("ring", True)
+    ):
+        return "structure"
+    if {base, library} == {"recursive_doubling", "rabenseifner"}:
+        return "arithmetic" if ranks < 4 else "threshold"
+    if base == "ring" and not power_of_two:
+        return "non_power_of_two"
+    if base == "recursive_doubling" and library == "ring":
+        return "ring_choice"
+    return "other"
+
+
+def _rule(steps: list[tuple[float, str]]) -> str:
+    """'RD ≤ 2 KiB < rabenseifner' from (largest size, algorithm) steps in size order."""
+    parts = []
+    for index, (last, algorithm) in enumerate(steps):
+        name = algorithm.replace("recursive_doubling", "RD").replace("_", " ")
+        if parts and parts[-1].endswith(name):  # merge equal neighbours
+            parts[-1] = parts[-1].rsplit(" ≤ ", 1)[0] if " ≤ " in parts[-1] else parts[-1]
+        parts.append(name if index == 0 else f"< {name}")
+        if math.isfinite(last):
+            parts[-1] += f" ≤ {format_bytes(last)}"
+    return " ".join(parts)
+
+
+def mpich_classic_steps(ranks: int, itemsize: int) -> list[tuple[float, str]]:
+    short = max(MPICH_SHORT_MSG_SIZE, ((1 << (ranks.bit_length() - 1)) - 1) * itemsize)
+    return [(short, "recursive_doubling"), (INF, "rabenseifner")]
+
+
+def open_mpi_steps(ranks: int) -> list[tuple[float, str]]:
+    steps = next(steps for below, steps in OPEN_MPI if ranks < below)
+    return [(limit - 1, algorithm) for limit, algorithm in steps]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The model's selection beside the libraries' rules: one row per (fabric, N) with the
+    three rules and how many grid sizes agree, and the causes of disagreement, counted."""
+
+    rows: pd.DataFrame
+    causes: dict[str, int]
+
+
+def library_agreement(
+    costs: pd.DataFrame, fabrics: pd.DataFrame, selection: pd.DataFrame, dtype: str
+) -> Agreement:
+    """The model's thresholds next to MPICH's classic rule and Open MPI's fixed rules for
+    the same N, per fabric; agreement counted over the grid's message sizes (the model's
+    winner among all algorithms), and the causes of disagreement."""
+    costs = costs[(costs.dtype == dtype) & costs.is_winner]
+    itemsize = np.dtype(dtype).itemsize
+    kinds = dict(zip(fabrics.fabric, fabrics.kind, strict=True))
+    rows, causes = [], {}
+    for fabric, table in costs.groupby("fabric", sort=False):
+        structured = kinds.get(fabric) == "structured"
+        chosen = selection[selection.fabric == fabric]
+        for ranks, point in table.groupby("ranks"):
+            point = point.sort_values("message_bytes")
+            model_steps = [
+                (INF if pd.isna(r.max_bytes) else r.max_bytes, r.algorithm)
+                for r in chosen[chosen.ranks == ranks].itertuples()
+            ]
+            agree = {"mpich": 0, "ompi": 0}
+            for size, winner in zip(point.message_bytes, point.algorithm, strict=True):
+                for library, choice in (
+                    ("mpich", mpich_classic(ranks, int(size), itemsize)),
+                    ("ompi", open_mpi_fixed(ranks, int(size))),
+                ):
+                    if winner == OPEN_MPI_AS_OURS.get(choice, choice):
+                        agree[library] += 1
+                    else:
+                        cause = _reason(winner, choice, ranks, structured)
+                        causes[cause] = causes.get(cause, 0) + 1
+            rows.append({
+                "fabric": fabric, "structured": structured, "ranks": ranks,
+                "model": _rule(model_steps),
+                "mpich": _rule(mpich_classic_steps(ranks, itemsize)),
+                "mpich_agree": agree["mpich"],
+                "open_mpi": _rule(open_mpi_steps(ranks)), "open_mpi_agree": agree["ompi"],
+                "sizes": len(point),
+            })  # fmt: skip
+    columns = ["fabric", "structured", "ranks", "model", "mpich", "mpich_agree", "open_mpi",
+               "open_mpi_agree", "sizes"]  # fmt: skip
+    return Agreement(pd.DataFrame(rows, columns=columns), causes)

@@ -1,0 +1,178 @@
+"""The model against the clock: predicted times beside wall-clock ones, here and on clusters.
+
+On this machine, each transport is calibrated by its own ping-pong (the `local` and
+`local-mpi` fabrics) and every timed run's measured counts give a prediction
+rounds * alpha + bytes_critical * beta to set beside its measured median. On real
+clusters, an osu_latency fit predicts the cluster's osu_allreduce with each algorithm's
+counts (closed forms, which the measured counts equal on the whole grid).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import registry
+from ..model.cost import closed_form
+from ..model.crossing import takes_over
+from .fabrics import read_osu_latency
+
+
+def model_against_clock(
+    wallclock: pd.DataFrame,
+    fabrics: pd.DataFrame,
+    calibration: dict[str, str],
+    replayed: pd.DataFrame,
+) -> pd.DataFrame:
+    """Our algorithms' measured medians beside their predictions on the fabric calibrated
+    for their transport: `predicted_s`, the grid's trace of the same (algorithm, N, M)
+    replayed there (alpha, beta and the measured gamma per element added), and
+    `closed_form_s` = rounds * alpha + bytes_critical * beta. rel_error = predicted /
+    measured - 1."""
+    ours = wallclock[~wallclock.library.astype(bool)].copy()
+    links = fabrics.set_index("fabric")
+    ours["fabric"] = ours.transport.map(calibration)
+    ours["alpha_s"] = ours.fabric.map(links.alpha_s)
+    ours["beta_s_per_byte"] = ours.fabric.map(links.beta_s_per_byte)
+    ours["gamma_s_per_element"] = ours.fabric.map(links.gamma_s_per_element)
+    keys = ["fabric", "algorithm", "ranks", "elements", "dtype"]
+    ours = ours.merge(replayed[[*keys, "replayed_s"]], on=keys, how="left", validate="m:1")
+    if ours.replayed_s.isna().any():
+        missing = ours[ours.replayed_s.isna()].iloc[0]
+        raise ValueError(f"no replayed time for {dict(missing[keys])}: not on the grid")
+    ours["closed_form_s"] = closed_form(
+        ours.rounds, ours.bytes_critical, ours.alpha_s, ours.beta_s_per_byte
+    )
+    ours["predicted_s"] = ours.replayed_s
+    ours["measured_s"] = ours.time_median_s
+    ours["rel_error"] = ours.predicted_s / ours.measured_s - 1
+    columns = ["transport", "fabric", "algorithm", "ranks", "elements", "dtype", "message_bytes",
+               "rounds", "bytes_critical", "measured_s", "time_min_s", "predicted_s",
+               "closed_form_s", "rel_error"]  # fmt: skip
+    return ours[columns].reset_index(drop=True)
+
+
+def crossover_against_clock(
+    validation: pd.DataFrame, small: str = "recursive_doubling", large: str = "ring"
+) -> pd.DataFrame:
+    """Per transport and N: the size from which ring beats recursive doubling at every
+    larger size, predicted and measured, found the same way on both (crossing.takes_over)."""
+    rows = []
+    for (transport, ranks), group in validation.groupby(["transport", "ranks"]):
+        if not {small, large} <= set(group.algorithm):
+            continue
+        sides = {
+            name: group[group.algorithm == name].sort_values("message_bytes")
+            for name in (small, large)
+        }
+        sizes = sides[small].message_bytes.to_numpy(float)
+        row = {"transport": transport, "ranks": ranks}
+        for column in ("predicted", "measured"):
+            row[f"{column}_bytes"] = takes_over(
+                sizes,
+                sides[small][f"{column}_s"].to_numpy(),
+                sides[large][f"{column}_s"].to_numpy(),
+            )[1]
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["transport", "ranks", "predicted_bytes", "measured_bytes"])
+
+
+def clusters_against_clock(
+    clusters: dict[str, dict[str, Any]],
+    fabrics: pd.DataFrame,
+    algorithms: list[str],
+    base: Path,
+) -> pd.DataFrame:
+    """Each cluster's osu_allreduce times beside every algorithm's prediction from its
+    fabric's fit, and the cheapest prediction (what ideal selection would reach).
+
+    The fit is one pair of ranks on otherwise idle nodes: each rank has the link to itself.
+    `shared_s` is the other extreme, the cheapest algorithm when all G ranks of a node
+    share that one link (beta times G); real runs should fall between the two.
+    """
+    links = fabrics.set_index("fabric")
+    rows = []
+    for name, entry in clusters.items():
+        measured = read_osu_latency(base / entry["allreduce"], entry.get("table", 1))
+        alpha = links.loc[entry["fabric"], "alpha_s"]
+        beta = links.loc[entry["fabric"], "beta_s_per_byte"]
+        itemsize, ranks = entry.get("itemsize", 4), entry["ranks"]
+        sharing = entry.get("ranks_per_node", 1)
+        for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
+            elements = max(1, int(nbytes) // itemsize)
+            counts = {a: registry.get(a).predict(ranks, elements, itemsize) for a in algorithms}
+            predicted = {
+                a: closed_form(c.rounds, c.bytes_critical, alpha, beta) for a, c in counts.items()
+            }
+            shared = min(
+                closed_form(c.rounds, c.bytes_critical, alpha, beta * sharing)
+                for c in counts.values()
+            )
+            best = min(predicted, key=predicted.get)
+            rows.append(
+                {
+                    "cluster": name,
+                    "fabric": entry["fabric"],
+                    "ranks": ranks,
+                    "ranks_per_node": sharing,
+                    "message_bytes": int(nbytes),
+                    "measured_s": float(seconds),
+                    **{f"{a}_s": t for a, t in predicted.items()},
+                    "best_algorithm": best,
+                    "predicted_s": predicted[best],
+                    "shared_s": shared,
+                    "between": bool(predicted[best] <= seconds <= shared),
+                    "rel_error": predicted[best] / seconds - 1,
+                }
+            )
+    columns = ["cluster", "fabric", "ranks", "ranks_per_node", "message_bytes", "measured_s",
+               *(f"{a}_s" for a in algorithms), "best_algorithm", "predicted_s", "shared_s",
+               "between", "rel_error"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)  # the header even with no clusters
+
+
+def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
+    """Median and largest |relative error| and the share within 2x, per transport and N
+    (this machine) and per cluster; on this machine also how well the model chooses: the
+    share of sizes where its cheapest algorithm is the measured fastest, and where the
+    measured time of its choice is within 10% of the fastest."""
+    parts = []
+    for keys, frame in (
+        (["transport", "ranks"], validation),
+        (["cluster", "ranks"], clusters),
+    ):
+        if frame.empty:
+            continue
+        errors = frame.assign(abs_error=frame.rel_error.abs(), ratio=1 + frame.rel_error)
+        summary = errors.groupby(keys).agg(
+            points=("rel_error", "size"),
+            median_abs_rel_error=("abs_error", "median"),
+            max_abs_rel_error=("abs_error", "max"),
+            within_2x=("ratio", lambda r: float(((r >= 0.5) & (r <= 2)).mean())),
+        )
+        if "algorithm" in frame:
+            summary = summary.join(_choices(frame, keys))
+        parts.append(summary.reset_index().rename(columns={keys[0]: "where"}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _choices(validation: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group: the share of message sizes where the predicted winner is the measured
+    one, and where its measured time is within 10% of the measured fastest."""
+
+    def judge(point: pd.DataFrame) -> pd.Series:
+        chosen = point.loc[point.predicted_s.idxmin()]
+        fastest = point.measured_s.min()
+        return pd.Series(
+            {
+                "same_winner": float(chosen.measured_s == fastest),
+                "choice_within_10pct": float(chosen.measured_s <= 1.1 * fastest),
+            }
+        )
+
+    per_size = validation.groupby([*keys, "message_bytes"])[
+        ["algorithm", "predicted_s", "measured_s"]
+    ].apply(judge)
+    return per_size.groupby(level=keys).mean()

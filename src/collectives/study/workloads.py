@@ -1,0 +1,131 @@
+"""Training workloads: the all-reduce messages of a Megatron-style TP x DP layout, priced.
+
+Tensor parallelism (Shoeybi et al. 2019, "Megatron-LM"; megatron/core/tensor_parallel/
+mappings.py): every transformer layer's column- and row-parallel pair ends in an all-reduce of
+the activations, b * s * h elements, in the attention block and in the MLP block: 2 in the
+forward and 2 in the backward pass per layer, over the TP ranks of a node. Data parallelism:
+after the backward pass each rank all-reduces its gradient (parameters / TP elements) in
+buckets over the DP ranks: 25 MiB by default (PyTorch DDP's bucket_cap_mb), or Megatron's
+DDP default of max(40e6, 1e6 * DP) parameters per bucket. An inference layout (backward
+false) has the forward all-reduces only; in decoding, sequence is the tokens per step (1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..model.crossing import interpolate
+
+DDP_BUCKET_BYTES = 25 * 2**20  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
+COLUMNS = [
+    "workload", "group", "fabric", "ranks", "message_bytes", "count_per_step", "winner",
+    "winner_s", "runner_up", "runner_up_s", "ring_s", "recursive_doubling_s", "per_step_s",
+    "workload_per_step_s",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A model and its parallel layout, as the config describes it."""
+
+    name: str
+    hidden: int
+    sequence: int
+    micro_batch: int
+    layers: int
+    parameters: float
+    dtype_bytes: int
+    tp: int
+    dp: int
+    tp_fabric: str = ""  # needed when tp > 1
+    dp_fabric: str = ""  # needed when dp > 1
+    bucket: str | int = DDP_BUCKET_BYTES  # bytes, or "megatron"
+    micro_batches: int = 1  # per training step (gradient accumulation)
+    backward: bool = True  # False for inference: forward all-reduces only, no gradients
+
+    @classmethod
+    def from_config(cls, name: str, entry: dict[str, Any]) -> Workload:
+        return cls(name=name, **entry)
+
+    def bucket_bytes(self) -> int:
+        """The DP bucket size in bytes."""
+        if self.bucket == "megatron":  # megatron/core/distributed: max(40M, 1M * DP) params
+            return int(max(40e6, 1e6 * self.dp)) * self.dtype_bytes
+        return int(self.bucket)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Every distinct all-reduce of one training step: group, fabric, N, bytes, count."""
+        rows = []
+        if self.tp > 1:
+            activation = self.micro_batch * self.sequence * self.hidden * self.dtype_bytes
+            per_layer = 4 if self.backward else 2  # 2 forward (+ 2 backward) per layer
+            count = per_layer * self.layers * self.micro_batches
+            rows.append(self._row("TP", self.tp_fabric, self.tp, activation, count))
+        if self.dp > 1 and self.backward:
+            gradient = math.ceil(self.parameters / self.tp) * self.dtype_bytes
+            bucket = self.bucket_bytes()
+            full, last = divmod(gradient, bucket)
+            if full:
+                rows.append(self._row("DP", self.dp_fabric, self.dp, bucket, full))
+            if last:
+                rows.append(self._row("DP", self.dp_fabric, self.dp, last, 1))
+        return rows
+
+    def _row(self, group: str, fabric: str, ranks: int, nbytes: int, count: int) -> dict:
+        return {
+            "workload": self.name,
+            "group": group,
+            "fabric": fabric,
+            "ranks": ranks,
+            "message_bytes": int(nbytes),
+            "count_per_step": int(count),
+        }
+
+
+def time_at(costs: pd.DataFrame, fabric: str, algorithm: str, ranks: int, nbytes: float) -> float:
+    """An algorithm's time on a fabric at any message size, from the grid's times
+    (crossing.interpolate: linear between grid sizes, extended beyond them); NaN if the
+    grid has no such run."""
+    rows = costs[
+        (costs.fabric == fabric) & (costs.algorithm == algorithm) & (costs.ranks == ranks)
+    ].sort_values("message_bytes")
+    return interpolate(rows.message_bytes.to_numpy(float), rows.time_s.to_numpy(float), nbytes)
+
+
+def workloads_table(
+    workloads: list[Workload], costs: pd.DataFrame, dtype: str, algorithms: list[str]
+) -> pd.DataFrame:
+    """Per workload, group and message size: the winner, its time, the runner-up, ring and
+    recursive doubling, the group's time per step, and the workload's total per step."""
+    costs = costs[costs.dtype == dtype]
+    rows = []
+    for workload in workloads:
+        for message in workload.messages():
+            times = {
+                algorithm: time_at(
+                    costs, message["fabric"], algorithm, message["ranks"], message["message_bytes"]
+                )
+                for algorithm in algorithms
+            }
+            ranked = sorted((t, algorithms.index(a), a) for a, t in times.items() if np.isfinite(t))
+            (best, _, winner), (second, _, runner_up) = ranked[0], ranked[1]
+            rows.append(
+                {
+                    **message,
+                    "winner": winner,
+                    "winner_s": best,
+                    "runner_up": runner_up,
+                    "runner_up_s": second,
+                    "ring_s": times.get("ring", math.nan),
+                    "recursive_doubling_s": times.get("recursive_doubling", math.nan),
+                    "per_step_s": best * message["count_per_step"],
+                }
+            )
+    table = pd.DataFrame(rows, columns=COLUMNS[:-1])
+    table["workload_per_step_s"] = table.groupby("workload")["per_step_s"].transform("sum")
+    return table

@@ -1,0 +1,7 @@
+"""The queue transport: ranks forked on this host, linked by pipes and shared memory."""
+
+from .faults import FAULT_KINDS, Fault
+from .launcher import launch
+from .links import shared_array
+
+__all__ = ["FAULT_KINDS", "Fault", "launch", "shared_array"]

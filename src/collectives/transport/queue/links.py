@@ -1,0 +1,146 @@
+"""Links between rank processes: one inbox queue per rank, payloads in shared memory.
+
+Each rank owns an inbox, an OS pipe that every rank may write to. A message is a fixed
+32-byte header (kind, dtype, slot, source, payload bytes, the two clock stamps) written
+with one atomic write (at most PIPE_BUF bytes), so concurrent senders never interleave.
+Small payloads travel inline after the header. Larger ones go through the sender's
+staging slots in anonymous shared memory, segment by segment: the sender copies a
+segment into its next free slot and posts its header, the receiver copies it out and
+sends an ACK that frees the slot. Several slots per rank let a sender go on without
+waiting for the receiver, and both copies overlap (pickling arrays
+through a pipe would be ~20x slower). Anonymous shared mappings vanish with the last
+process that maps them, so nothing can be left behind in /dev/shm.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import select
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import libc
+from ..base import HEADER_BYTES, INLINE_MAX_BYTES
+
+HEADER = struct.Struct("<BcBxIQQQ")  # kind, dtype char, slot, pad, source, nbytes, stamps
+INLINE = 1  # the payload follows the header in the pipe
+SEGMENT = 2  # the next segment of a staged payload is in the sender's slot
+ACK = 3  # the receiver has copied a segment out of the slot
+assert HEADER.size == HEADER_BYTES and HEADER_BYTES + INLINE_MAX_BYTES <= select.PIPE_BUF
+SEGMENT_BYTES = 256 * 1024
+SLOTS_PER_RANK = 4
+
+
+def shared_array(shape: int | tuple[int, ...], dtype: np.dtype | str) -> np.ndarray:
+    """A zero-filled array in anonymous shared memory, visible to processes forked later."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    buffer = mmap.mmap(-1, max(count * dtype.itemsize, 1))
+    return np.frombuffer(buffer, dtype=dtype, count=count).reshape(shape)
+
+
+_PAGE = mmap.PAGESIZE
+
+
+def prefault(array: np.ndarray) -> None:
+    """Fault in the pages of a shared array now (first touch costs ~0.5-1 ms per MiB)."""
+    start = array.ctypes.data & ~(_PAGE - 1)
+    if not libc.populate(start, array.ctypes.data + array.nbytes - start):
+        array.view(np.uint8)[::_PAGE] = array.view(np.uint8)[::_PAGE]  # touch every page
+
+
+@dataclass(slots=True)
+class Message:
+    """One parsed header, with its inline payload if it has one."""
+
+    kind: int
+    dtype_char: bytes
+    slot: int
+    source: int
+    nbytes: int
+    round_stamp: int
+    byte_stamp: int
+    payload: bytes = b""
+
+
+def encode(
+    kind: int,
+    source: int,
+    nbytes: int = 0,
+    stamps: tuple[int, int] = (0, 0),
+    dtype_char: bytes = b"B",
+    slot: int = 0,
+    inline: bytes = b"",
+) -> bytes:
+    """Serialize one message; the result is small enough to be written atomically."""
+    return HEADER.pack(kind, dtype_char, slot, source, nbytes, *stamps) + inline
+
+
+class Links:
+    """The inboxes and staging slots of a group of `size` ranks, made before forking."""
+
+    def __init__(self, size: int, largest_message: int) -> None:
+        self.size = size
+        self.slot_bytes = max(1, min(SEGMENT_BYTES, largest_message))
+        pipes = [os.pipe() for _ in range(size)]
+        self.read_fds = [r for r, _ in pipes]
+        self.write_fds = [w for _, w in pipes]
+        for fd in self.write_fds:
+            # Writers never block forever: on a full inbox they drain their own (see post).
+            os.set_blocking(fd, False)
+        self.slots = shared_array((size, SLOTS_PER_RANK, self.slot_bytes), np.uint8)
+
+    def close(self) -> None:
+        """Close this process's ends of every inbox."""
+        for fd in self.read_fds + self.write_fds:
+            os.close(fd)
+        self.read_fds, self.write_fds = [], []
+
+
+class InboxReader:
+    """Reads one rank's inbox and splits the byte stream back into messages."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buffer = bytearray()
+
+    def read(self) -> list[Message]:
+        """Block until data arrives, then return every complete message received."""
+        chunk = os.read(self.fd, 1 << 16)
+        if not chunk:
+            raise ConnectionError("inbox closed")
+        self._buffer += chunk
+        messages, offset, end = [], 0, len(self._buffer)
+        while end - offset >= HEADER.size:
+            fields = HEADER.unpack_from(self._buffer, offset)
+            size = HEADER.size + (fields[4] if fields[0] == INLINE else 0)
+            if end - offset < size:
+                break
+            payload = bytes(self._buffer[offset + HEADER.size : offset + size])
+            messages.append(Message(*fields, payload))
+            offset += size
+        del self._buffer[:offset]
+        return messages
+
+
+def post(fd: int, data: bytes, inbox_fd: int, drain: Callable[[], None]) -> None:
+    """Write one message to an inbox; while it is full, keep draining our own inbox.
+
+    Draining while blocked is what keeps two ranks that write to each other's full inboxes
+    from deadlocking.
+    """
+    while True:
+        try:
+            os.write(fd, data)
+            return
+        except BlockingIOError:
+            poller = select.poll()
+            poller.register(fd, select.POLLOUT)
+            poller.register(inbox_fd, select.POLLIN)
+            for ready_fd, _ in poller.poll():
+                if ready_fd == inbox_fd:
+                    drain()

@@ -1,0 +1,108 @@
+"""Replaying traces: hand-computed tiny cases, and agreement with the closed forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from collectives.model import theory
+from collectives.model.fabric import Fabric, LinkClass
+from collectives.model.replay import ReplayError, by_link_class, replay
+from collectives.registry import ALGORITHMS
+from collectives.run.files import load_trace, save_trace
+from collectives.transport.trace import NO_PEER, RECV, REDUCE, SEND, Trace
+from tests.runs import run_with_trace
+
+
+def flat(link: LinkClass, gamma: float = 0.0) -> Fabric:
+    """A flat fabric of one link class."""
+    return Fabric("flat", "given", link, gamma=gamma)
+
+
+def nodes(intra: LinkClass, inter: LinkClass, **structure) -> Fabric:
+    """A two-level fabric: `intra` inside nodes, `inter` between them."""
+    return Fabric("two-level", "structured", inter, intra=intra, **structure)
+
+
+def trace_of(*ranks: list[tuple[int, int, int]]) -> Trace:
+    return Trace.from_ranks([np.array(events, dtype=np.int64) for events in ranks])
+
+
+def test_one_message():
+    trace = trace_of([(SEND, 1, 100)], [(RECV, 0, 100)])
+    assert replay(trace, flat(LinkClass(1.0, 0.01))) == pytest.approx(2.0)
+
+
+def test_gather_broadcast_with_reductions_by_hand():
+    """Ranks 1, 2 send 10 B to 0, which adds each (5 elements, gamma 0.5) and sends back."""
+    root = [(RECV, 1, 10), (REDUCE, NO_PEER, 5), (RECV, 2, 10), (REDUCE, NO_PEER, 5),
+            (SEND, 1, 10), (SEND, 2, 10)]  # fmt: skip
+    leaf = [(SEND, 0, 10), (RECV, 0, 10)]
+    trace = trace_of(root, leaf, leaf)
+    # w = 1 + 10 * 0.1 = 2. Root: receives end 2 and 4 (one receive port), adds end 4.5 and
+    # 7; sends start at 7 and 9 (one send port); the last leaf receives at 11.
+    topology = flat(LinkClass(1.0, 0.1), gamma=0.5)
+    assert replay(trace, topology) == pytest.approx(11.0)
+    assert replay(trace, flat(LinkClass(1.0, 0.1))) == pytest.approx(8.0)  # gamma = 0
+
+
+def test_two_link_classes():
+    """Rank 0 sends to 1 (same node) and then 2 (other node); G = 2."""
+    trace = trace_of([(SEND, 1, 8), (SEND, 2, 8)], [(RECV, 0, 8)], [(RECV, 0, 8)], [])
+    two_level = nodes(LinkClass(1.0, 0.0), LinkClass(10.0, 0.0), ranks_per_node=2)
+    assert replay(trace, two_level) == pytest.approx(11.0)  # 1 on the node, then 10 across
+
+
+@pytest.mark.parametrize(("nics", "expected"), [(None, 10.0), (1, 20.0), (2, 10.0)])
+def test_shared_nic_ports_queue_messages(nics, expected):
+    """Ranks 0 and 1 (node 0) each send across to 2 and 3 (node 1) at time 0."""
+    trace = trace_of([(SEND, 2, 8)], [(SEND, 3, 8)], [(RECV, 0, 8)], [(RECV, 1, 8)])
+    topology = nodes(LinkClass(1.0, 0.0), LinkClass(10.0, 0.0), ranks_per_node=2, nic_per_node=nics)
+    assert replay(trace, topology) == pytest.approx(expected)
+
+
+def test_a_receive_without_a_send_is_an_error():
+    with pytest.raises(ReplayError, match="never sent"):
+        replay(trace_of([(RECV, 1, 8)], []), flat(LinkClass(1.0, 0.0)))
+
+
+def test_trace_round_trip(tmp_path):
+    _, trace = run_with_trace("ring", 5, 17)
+    save_trace(tmp_path / "t.npz", trace)
+    again = load_trace(tmp_path / "t.npz")
+    assert np.array_equal(again.offsets, trace.offsets)
+    assert np.array_equal(again.amount, trace.amount) and again.messages() == 2 * 5 * 4
+
+
+FLAT = flat(LinkClass(2.0e-6, 1.0e-10))
+GRID = [
+    (a, n, m)
+    for a in ALGORITHMS
+    if not ALGORITHMS[a].parameters
+    for n in (1, 2, 3, 5, 8, 13)
+    for m in (1, 7, 97, 1024)
+]
+
+
+@pytest.mark.parametrize(("algorithm", "n", "m"), GRID)
+def test_flat_replay_equals_rounds_alpha_plus_critical_bytes_beta(algorithm, n, m):
+    record, trace = run_with_trace(algorithm, n, m)
+    closed = record["rounds"] * FLAT.link.alpha + record["bytes_critical"] * FLAT.link.beta
+    assert replay(trace, FLAT) == pytest.approx(closed, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("n", "g", "m"), [(4, 2, 100), (8, 4, 33), (12, 4, 70000), (16, 8, 9), (6, 3, 50000)]
+)
+def test_hierarchical_replay_adds_up_its_link_classes(n, g, m):
+    """On two link classes, replay = sum over classes of rounds*alpha + bytes*beta."""
+    record, trace = run_with_trace("hierarchical", n, m, ranks_per_node=g)
+    intra, inter = LinkClass(3e-7, 2e-11), LinkClass(2.6e-6, 1.05e-10)
+    classes = theory.hierarchical_by_class(n, m, 8, g)
+    expected = sum(
+        classes[name]["rounds"] * link.alpha + classes[name]["bytes_critical"] * link.beta
+        for name, link in (("intra", intra), ("inter", inter))
+    )
+    topology = nodes(intra, inter, ranks_per_node=g)
+    assert replay(trace, topology) == pytest.approx(expected, rel=1e-12)
+    assert by_link_class(trace, g) == classes == record["link_classes"]["measured"]

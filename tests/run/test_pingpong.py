@@ -1,0 +1,43 @@
+"""The local fabric's ping-pong over the queue transport, and its command."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from collectives.run.pingpong import pingpong
+
+
+def test_one_way_times_are_positive_and_grow_with_size():
+    sizes, seconds = pingpong([4194304, 1, 0], iterations=20, warmup=2)
+    assert list(sizes) == [0, 1, 4194304]
+    assert np.all(seconds > 0)
+    assert seconds[-1] > seconds[0]  # 4 MiB must take longer than an empty message
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="non-negative"):
+        pingpong([-1])
+    with pytest.raises(ValueError, match="iterations"):
+        pingpong([1], iterations=0)
+
+
+def test_command_writes_a_csv_the_fabric_reader_accepts(tmp_path):
+    out = tmp_path / "local.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "collectives", "pingpong", "--sizes", "1,1024,65536",
+         "--iterations", "10", "--output", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [int(r["bytes"]) for r in rows] == [1, 1024, 65536]
+    bad = subprocess.run(
+        [sys.executable, "-m", "collectives", "pingpong", "--sizes", "1,x", "--output", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

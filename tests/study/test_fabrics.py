@@ -1,0 +1,114 @@
+"""Reading osu_latency output and CSVs, and the relative least-squares alpha-beta fit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from collectives.study import fabrics
+from collectives.study.fabrics import FabricError, Points
+
+REPO = Path(__file__).resolve().parents[2]
+BAIDU = REPO / "config/fabrics/baidu_10gbe_tcp_vs_40gbe_roce_osu_latency_2nodes.txt"
+ABCI = REPO / "config/fabrics/abci_anode_ib_hdr_osu_multi_lat_mbw_mr_2nodes_1pair.txt"
+
+
+def test_reads_the_chosen_latency_table_and_skips_bandwidth_tables():
+    tcp = fabrics.read_osu_latency(BAIDU, table=1)
+    roce = fabrics.read_osu_latency(BAIDU, table=2)
+    assert tcp.seconds[0] == pytest.approx(22.07e-6) and roce.seconds[0] == pytest.approx(5.20e-6)
+    assert tcp.nbytes[-1] == 4194304
+    abci = fabrics.read_osu_latency(ABCI)  # latency table, then an osu_mbw_mr table
+    assert len(abci.nbytes) == 24 and abci.seconds[-1] == pytest.approx(97.56e-6)
+    with pytest.raises(FabricError, match="table 3 requested, the file has 2"):
+        fabrics.read_osu_latency(BAIDU, table=3)
+
+
+def test_malformed_and_missing_files(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# OSU MPI Latency Test\n# Size  Latency (us)\n0  1.5\n1  oops\n")
+    with pytest.raises(FabricError, match=r"bad\.txt:4"):
+        fabrics.read_measurements(bad)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("hello\n")
+    with pytest.raises(FabricError, match="no OSU latency table"):
+        fabrics.read_measurements(empty)
+    with pytest.raises(FabricError, match="file not found"):
+        fabrics.read_measurements(tmp_path / "nope.txt")
+    csv = tmp_path / "t.csv"
+    csv.write_text("size,time\n1,2\n")
+    with pytest.raises(FabricError, match="bytes,seconds"):
+        fabrics.read_measurements(csv)
+    csv.write_text("bytes,seconds\n1,2e-6\n2,-1\n")
+    with pytest.raises(FabricError, match="times positive"):
+        fabrics.read_measurements(csv)
+
+
+def test_exact_data_is_fitted_exactly():
+    nbytes = np.array([0, 1, 64, 4096, 1 << 20, 1 << 22], dtype=float)
+    fit = fabrics.fit_alpha_beta(Points(nbytes, 2e-6 + nbytes * 5e-11))
+    assert fit.alpha == pytest.approx(2e-6, rel=1e-9)
+    assert fit.beta == pytest.approx(5e-11, rel=1e-9)
+    assert fit.r_squared == pytest.approx(1.0)
+    assert fit.max_rel_residual < 1e-9
+
+
+def test_relative_weighting_keeps_the_latency_that_raw_least_squares_loses():
+    """5% noise on large messages swamps a 2 us latency unless residuals are relative."""
+    rng = np.random.default_rng(1)
+    nbytes = np.array([2.0**k for k in range(0, 23)])
+    truth = 2e-6 + nbytes * 1e-10
+    seconds = truth * (1 + 0.05 * rng.standard_normal(len(nbytes)))
+    fit = fabrics.fit_alpha_beta(Points(nbytes, seconds))
+    raw_alpha, _ = np.polyfit(nbytes, seconds, 1)[::-1]
+    assert abs(fit.alpha - 2e-6) < 0.1e-6
+    assert abs(raw_alpha - 2e-6) > abs(fit.alpha - 2e-6)
+    assert fit.alpha_ci[0] < 2e-6 < fit.alpha_ci[1]
+    assert fit.beta_ci[0] < 1e-10 < fit.beta_ci[1]
+
+
+def test_fabric_kinds():
+    assert fabrics.kind_of({"alpha": 1e-6, "beta": 1e-9}) == "given"
+    assert fabrics.kind_of({"measurements": "x.txt"}) == "measured"
+    assert fabrics.kind_of({"pingpong": {"sizes": [1]}}) == "pingpong"
+    two_level = {"ranks_per_node": 8, "intra": {"alpha": 1e-7, "beta": 1e-11},
+                 "inter": {"measurements": "x.txt"}}  # fmt: skip
+    assert fabrics.kind_of(two_level) == "structured"
+    with pytest.raises(FabricError, match="exactly one of"):
+        fabrics.kind_of({"description": "nothing"})
+    with pytest.raises(FabricError, match="exactly one of beta or bandwidth"):
+        fabrics.kind_of({"alpha": 1e-6})
+    with pytest.raises(FabricError, match="also needs inter"):
+        fabrics.kind_of({"ranks_per_node": 8, "intra": {"alpha": 1e-7, "beta": 1e-11}})
+    with pytest.raises(FabricError, match="intra: needs alpha"):
+        fabrics.kind_of({**two_level, "intra": {"alpha": 1e-7}})
+
+
+def test_given_and_structured_fabrics_build_and_round_trip():
+    eth = fabrics.build("eth", {"alpha": 2.5e-5, "bandwidth": 1.25e9}, REPO)
+    assert eth.beta == pytest.approx(8e-10) and not eth.structured
+    entry = {
+        "ranks_per_node": 8,
+        "nic_per_node": 1,
+        "gamma": 1e-10,
+        "intra": {"alpha": 3e-7, "beta": 2.3e-11},
+        "inter": {"measurements": str(ABCI.relative_to(REPO))},
+    }
+    ndv2 = fabrics.build("ndv2", entry, REPO)
+    assert ndv2.kind == "structured" and ndv2.intra.kind == "given"
+    assert ndv2.link.kind == "measured" and ndv2.alpha == ndv2.link.fit.alpha
+    assert ndv2.structured and ndv2.ranks_per_node == 8 and ndv2.nic_per_node == 1
+    assert ndv2.intra.alpha == 3e-7 and ndv2.gamma == 1e-10
+    assert [label for label, _ in ndv2.fitted()] == ["ndv2 (inter)"]
+    assert fabrics.Fabric.from_dict(json.loads(json.dumps(ndv2.as_dict()))) == ndv2
+    assert fabrics.measured_parts(entry) == [entry["inter"]]
+
+
+def test_unphysical_fit_is_refused(tmp_path):
+    csv = tmp_path / "faster.csv"
+    csv.write_text("bytes,seconds\n1,1e-3\n1000000,1e-6\n")  # bigger is faster?
+    with pytest.raises(FabricError, match="must be positive"):
+        fabrics.build("weird", {"measurements": str(csv)}, tmp_path)

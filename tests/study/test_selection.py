@@ -1,0 +1,147 @@
+"""Selection tables: thresholds, MPICH's JSON both ways, and the libraries' own rules."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+
+import pandas as pd
+import pytest
+
+from collectives.model import cost
+from collectives.run.files import write_json
+from collectives.study import markdown, selection
+from tests.model.test_cost import ALGORITHMS, FABRICS, GRID
+
+
+@pytest.fixture(scope="module")
+def costs():
+    return cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+
+
+@pytest.fixture(scope="module")
+def table(costs):
+    return selection.selection_table(FABRICS, costs, "float64")
+
+
+def test_ranges_tile_every_size_for_every_fabric_and_n(table):
+    for _, rows in table.groupby(["fabric", "ranks"]):
+        rows = rows.sort_values("min_bytes")
+        assert rows.min_bytes.iloc[0] == 0 and pd.isna(rows.max_bytes.iloc[-1])
+        for before, after in pairwise(rows.itertuples()):
+            assert after.min_bytes == before.max_bytes + 1
+    assert set(table.ranks) == set(GRID.ranks)
+
+
+def test_each_range_holds_the_cheapest_exportable_algorithm(costs, table):
+    """At every grid size, the range containing it names the cheapest algorithm MPICH has."""
+    exportable = costs[costs.algorithm.map(selection.exportable)]
+    for (fabric, ranks, size), rows in exportable.groupby(["fabric", "ranks", "message_bytes"]):
+        best = rows.loc[rows.time_s.idxmin()]
+        chosen = table[(table.fabric == fabric) & (table.ranks == ranks)]
+        (row,) = [
+            r for r in chosen.itertuples()
+            if r.min_bytes <= size and (pd.isna(r.max_bytes) or size <= r.max_bytes)
+        ]  # fmt: skip
+        assert rows[rows.algorithm == row.algorithm].time_s.iloc[0] == pytest.approx(best.time_s)
+    assert "naive" not in set(table.algorithm)  # MPICH has no naive all-reduce
+
+
+def test_the_crossover_at_eight_ranks_is_the_closed_form(table):
+    """T_rd = 3a + 3Bb and T_rabenseifner = 6a + 1.75Bb cross at B = 2.4 a/b."""
+    for fabric in FABRICS.itertuples():
+        rows = table[(table.fabric == fabric.fabric) & (table.ranks == 8)]
+        first = rows.iloc[0]
+        assert first.algorithm == "recursive_doubling"
+        assert abs(first.max_bytes - 2.4 * fabric.alpha_s / fabric.beta_s_per_byte) <= 1
+
+
+def test_the_mpich_json_has_mpich_s_shape(table):
+    data = selection.mpich_json(table[table.fabric == "slow-latency"])
+    intra = data["collective=allreduce"]["comm_type=intra"]
+    assert list(intra) == [f"comm_size<={n}" for n in sorted(set(GRID.ranks))] + ["comm_size=any"]
+    for messages in intra.values():
+        assert list(messages)[-1] == "avg_msg_size=any"
+        for leaf in messages.values():
+            (algorithm,) = leaf
+            assert algorithm.startswith("algorithm=MPIR_Allreduce_intra_")
+
+
+def test_parameters_become_keys_that_mpich_reads_with_atoi():
+    """csel_container.c parses 'tree_type=1' with atoi: MPIR_TREE_TYPE_KNOMIAL_1 is 1."""
+    rows = pd.DataFrame(
+        {"fabric": "f", "ranks": [4, 4], "min_bytes": [0, 65], "max_bytes": [64, None],
+         "algorithm": ["binomial_tree", "hierarchical-G2"], "mpich_algorithm": ""}
+    ).astype({"max_bytes": "Int64"})  # fmt: skip
+    messages = selection.mpich_json(rows)["collective=allreduce"]["comm_type=intra"]["comm_size<=4"]
+    assert messages == {
+        "avg_msg_size<=64": {
+            "algorithm=MPIR_Allreduce_intra_tree": {
+                "tree_type=1": {}, "k=2": {}, "chunk_size=0": {}, "buffer_per_child=0": {}
+            }
+        },
+        "avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_smp": {}},
+    }  # fmt: skip
+
+
+def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
+    for fabric in FABRICS.fabric:
+        path = tmp_path / f"{fabric}.json"
+        write_json(path, selection.mpich_json(table[table.fabric == fabric]))
+        back = selection.read_mpich_json(json.loads(path.read_text()))
+        expected = table[table.fabric == fabric].drop(columns=["fabric", "algorithm"])
+        pd.testing.assert_frame_equal(
+            back.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False
+        )
+
+
+@pytest.mark.parametrize(
+    ("ranks", "nbytes", "itemsize", "expected"),
+    [
+        (8, 2048, 8, "recursive_doubling"),
+        (8, 2049, 8, "rabenseifner"),
+        (64, 2**20, 8, "rabenseifner"),
+        (1024, 8184, 8, "recursive_doubling"),  # 1023 elements < 1024 = pof2: RD
+        (1024, 8192, 8, "rabenseifner"),
+        (3, 4096, 4, "rabenseifner"),
+    ],
+)
+def test_mpich_classic_rule(ranks, nbytes, itemsize, expected):
+    assert selection.mpich_classic(ranks, nbytes, itemsize) == expected
+
+
+@pytest.mark.parametrize(
+    ("ranks", "nbytes", "expected"),
+    [
+        (2, 4, "ring"), (2, 4000, "recursive_doubling"), (2, 5000, "ring"),
+        (3, 10000, "recursive_doubling"), (3, 20000, "ring"), (2, 100_000, "segmented_ring"),
+        (2, 262144, "rabenseifner"), (4, 15, "ring"), (4, 8191, "recursive_doubling"),
+        (8, 8192, "rabenseifner"), (16, 63, "segmented_ring"), (16, 4095, "recursive_doubling"),
+        (32, 127, "segmented_ring"), (32, 128, "rabenseifner"), (64, 262143, "recursive_doubling"),
+        (128, 1000, "nonoverlapping"), (256, 4096, "rabenseifner"),
+        (512, 10000, "recursive_doubling"), (2048, 3000, "segmented_ring"),
+        (4096, 20000, "recursive_doubling"), (4096, 32768, "rabenseifner"),
+    ],
+)  # fmt: skip
+def test_open_mpi_fixed_rule(ranks, nbytes, expected):
+    """Spot checks of coll_tuned_decision_fixed.c (commutative allreduce), at the edges."""
+    assert selection.open_mpi_fixed(ranks, nbytes) == expected
+
+
+def test_the_comparison_fills_a_row_per_fabric_and_n(costs, table):
+    agreement = selection.library_agreement(costs, FABRICS.assign(kind="given"), table, "float64")
+    text = markdown.libraries_markdown(agreement, "float64")
+    count = GRID.elements.nunique()
+    for fabric in FABRICS.fabric:
+        section = text.split(f"## {fabric}\n")[1].split("\n## ")[0]
+        rows = [
+            line for line in section.splitlines() if line.startswith("| ") and line[2].isdigit()
+        ]
+        assert [int(r.split("|")[1]) for r in rows] == sorted(set(GRID.ranks))
+        for row in rows:
+            agree = [cell.strip() for cell in row.split("|") if "/" in cell]
+            assert len(agree) == 2 and all(a.endswith(f"/{count}") for a in agree)
+    # slow-latency at N = 8: RD up to 24 kB (the model) against MPICH's 2 KiB: a threshold
+    assert "| 8 | RD ≤ 23.4 KiB < rabenseifner | RD ≤ 2 KiB < rabenseifner |" in text
+    causes = text.split("## Why they disagree")[1]
+    assert "| threshold |" in causes and "| arithmetic |" in causes

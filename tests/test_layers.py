@@ -1,0 +1,77 @@
+"""The package's layers: data flows one way, and each module imports only its own layer or
+the ones below it (README's layout map)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "collectives"
+LAYERS = {"comm": 1, "algorithms": 1, "transport": 1, "model": 2, "registry": 2, "run": 3,
+          "study": 4, "__main__": 3, "__init__": 0}  # fmt: skip
+# Inside the lowest layer the algorithms see only the Communicator, and the transports
+# never the algorithms.
+MAY_IMPORT = {"algorithms": {"comm", "algorithms"}, "transport": {"comm", "transport"}}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every collectives module that `path` imports, resolved to absolute names."""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] == "collectives"}
+
+
+def top(name: str) -> str:
+    """collectives.model.cost -> model; collectives -> __init__."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_no_module_imports_from_a_layer_above_it(path):
+    here = top(module_name(path))
+    for name in imported(path):
+        there = top(name)
+        if there not in LAYERS:  # `from collectives import registry` and the like
+            continue
+        assert LAYERS[there] <= LAYERS[here], f"{module_name(path)} imports {name}"
+        if here in MAY_IMPORT and there != "__init__":
+            assert there in MAY_IMPORT[here], f"{module_name(path)} imports {name}"
+
+
+def test_the_transports_share_only_the_common_parts():
+    for path in (PACKAGE / "transport" / "queue").glob("*.py"):
+        assert not any(name.startswith("collectives.transport.mpi") for name in imported(path))
+    mpi = imported(PACKAGE / "transport" / "mpi.py")
+    assert not any(name.startswith("collectives.transport.queue") for name in mpi)
+
+
+def test_reading_the_config_starts_no_transport():
+    code = (
+        "import sys, collectives.study.config, collectives.study.paths; "
+        "print(sorted(m for m in sys.modules if m.startswith('collectives.transport.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = ast.literal_eval(done.stdout)
+    assert not [m for m in loaded if m.split(".")[2] in ("queue", "mpi", "launch")], loaded

@@ -1,0 +1,85 @@
+"""The one registry: its facts, and a new algorithm reaching every table and figure."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from collectives import registry
+from collectives.model import cost, theory
+from collectives.registry import ALGORITHMS, Algorithm, Cost, Style
+from collectives.run.measure import measure
+from collectives.study import aggregate, markdown, plotting, selection
+from collectives.study.config import check
+from tests import dummy_algorithm
+from tests.model.test_cost import FABRICS
+
+DUMMY = Algorithm(
+    "dummy", dummy_algorithm.allreduce, theory.naive, "a dummy", Style(3, "X", (0, (1, 1)))
+)
+
+
+def test_every_algorithm_states_its_cost_and_its_style_is_its_own():
+    assert ALGORITHMS["ring"].cost == Cost("2(N-1)", "2(N-1)/N", "(N-1)/N")
+    assert ALGORITHMS["hierarchical"].cost.latency == "2(G-1) + inter"
+    styles = [(a.style.colour, a.style.marker, a.style.dashes) for a in ALGORITHMS.values()]
+    for index in range(3):
+        assert len({style[index] for style in styles}) == len(styles)
+
+
+def test_lookup_by_name_or_variant():
+    assert registry.get("hierarchical-G8") is ALGORITHMS["hierarchical"]
+    assert registry.parse_variant(registry.variant_name("hierarchical", 8)) == ("hierarchical", 8)
+    with pytest.raises(KeyError, match="valid: naive, ring"):
+        registry.get("butterfly")
+
+
+def test_a_missing_cost_line_is_named():
+    broken = Algorithm("broken", pd.DataFrame, theory.naive, "broken", Style(0, "o", "-"))
+    with pytest.raises(ValueError, match="broken: its module docstring has no 'Cost:"):
+        _ = broken.cost
+
+
+@pytest.fixture
+def with_dummy(monkeypatch):
+    monkeypatch.setitem(ALGORITHMS, "dummy", DUMMY)
+
+
+def test_a_registered_algorithm_reaches_every_table_and_figure(with_dummy, tmp_path):
+    names = ["ring", "recursive_doubling", "dummy"]
+    plan = check(
+        {"algorithms": names, "ranks": [2, 4], "elements": [1, 64, 4096], "dtypes": ["float64"],
+         "fabrics": {"slow": {"alpha": 1e-5, "beta": 1e-9}}, "figures": {"dtype": "float64"}},
+        tmp_path,
+    )  # fmt: skip
+    assert plan.algorithms == names
+    records = [
+        measure(name, ranks, elements).record
+        for name in names
+        for ranks in plan.ranks
+        for elements in plan.elements
+    ]
+    table = aggregate.measurements_table(records)
+    aggregate.check_runs(table)  # verified, and equal to the dummy's theory
+    costs = cost.modeled_costs(table, FABRICS, names)
+    crossover = cost.crossover_table(table, FABRICS, costs)
+    assert {"dummy_from_bytes", "dummy_to_bytes"} <= set(crossover.columns)
+    assert "| dummy | float64 | rounds | 2(N-1) |" in markdown.cost_model_markdown(
+        cost.cost_shape(table)
+    )
+    chosen = selection.selection_table(FABRICS, costs, "float64")
+    assert "dummy" not in set(chosen.algorithm)  # MPICH has no such algorithm
+    figure = plotting.crossover_figure(costs, crossover, 4, "float64", names)
+    assert "a dummy" in [t.get_text() for t in figure.legends[0].get_texts()]
+    for figure in (
+        plotting.phase_figure(costs.assign(is_winner=costs.algorithm == "dummy"), crossover,
+                              "float64", names),
+        plotting.counts_figure(table, 64, "float64", names),
+        plotting.hotspot_figure([r for r in records if (r.ranks, r.elements) == (4, 64)]),
+    ):  # fmt: skip
+        texts = [t.get_text() for t in figure.findobj(lambda o: hasattr(o, "get_text"))]
+        assert any("dummy" in text for text in texts)
+        plotting.save_figure(figure, tmp_path / "figure.png")
+    assert not math.isnan(costs[costs.algorithm == "dummy"].time_s.max())

@@ -1,0 +1,254 @@
+"""End to end: the Snakemake pipeline on the tiny .test config, in a scratch copy.
+
+Runs the workflow once (module fixture) and checks every table, the seed's rows, every
+figure, the report, incremental re-runs, config errors before any job, and the lint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from collectives.study import selection
+from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
+
+TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
+          "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",
+          "wallclock.csv", "validation.csv", "validation_crossover.csv",
+          "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
+FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads",
+           "wallclock", "validation"]  # fmt: skip
+
+
+def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
+    return subprocess.run(
+        [*SNAKEMAKE, "--cores", "4", "--configfile", config, "--replace-workflow-config", *args],
+        cwd=workdir, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    work = copy_workflow(tmp_path_factory.mktemp("pipeline"))
+    done = snakemake(work)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return work
+
+
+def test_every_table_is_written(workdir):
+    for name in TABLES:
+        assert (workdir / "results/tables" / name).stat().st_size > 0, name
+    measurements = pd.read_csv(workdir / "results/tables/measurements.csv")
+    assert len(measurements) == 5 * 4 * 4 + 2 * 4  # hierarchical-G2 runs at N = 2 and 8
+    assert measurements.verified.all() and measurements.matches_theory.all()
+    assert set(measurements.algorithm) >= {"ring", "hierarchical-G2"}
+    costs = pd.read_csv(workdir / "results/tables/costs.csv")
+    assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr200-azure", "roce-40gbe",
+                                 "csv-example", "two-level", "local", "local-mpi"}  # fmt: skip
+
+
+def test_times_are_replayed_and_equal_the_closed_form_on_flat_fabrics(workdir):
+    costs = pd.read_csv(workdir / "results/tables/costs.csv")
+    fabrics = pd.read_csv(workdir / "results/tables/fabrics.csv").set_index("fabric")
+    assert (fabrics.loc[["local", "local-mpi"], "gamma_s_per_element"] > 0).all()  # measured
+    plain = fabrics[(fabrics.gamma_s_per_element == 0) & (fabrics.kind != "structured")].index
+    flat = costs[costs.fabric.isin(plain)]
+    assert (abs(flat.time_s - flat.closed_form_s) <= 1e-9 * flat.closed_form_s.clip(1e-30)).all()
+    local = costs[(costs.fabric == "local") & (costs.ranks > 1)]
+    assert (local.time_s > local.closed_form_s).all()  # gamma adds the reductions' time
+    assert pd.read_csv(workdir / "results/tables/replay_vs_closed_form.csv").empty
+    structured = costs[(costs.fabric == "two-level") & (costs.ranks == 8)]
+    assert (structured.time_s != structured.closed_form_s).any()  # structure shows
+    for record in (workdir / "results/runs").rglob("*.json"):
+        assert record.with_suffix("").with_suffix(".trace.npz").exists()
+
+
+def test_the_seed_rows_are_exact(workdir):
+    text = (workdir / "results/tables/seed_check.md").read_text()
+    assert "| ring | 8 | 1024 | 14 | 114688 | 114688 | OK |" in text
+    assert "| recursive_doubling | 8 | 1024 | 3 | 196608 | 196608 | OK |" in text
+
+
+def test_every_figure_is_a_png_and_a_pdf(workdir):
+    for name in FIGURES:
+        png = (workdir / "results/figures" / f"{name}.png").read_bytes()
+        assert png[:8] == PNG and len(png) > 10_000, name
+        assert (workdir / "results/figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
+
+
+def test_every_rule_logged(workdir):
+    logs = list((workdir / "results/logs").rglob("*.log"))
+    assert len(logs) >= 80 + 6  # every measure job and every fabric, at least
+
+
+def test_nothing_to_do_on_a_second_run(workdir):
+    done = snakemake(workdir, "-n")
+    assert done.returncode == 0
+    assert "Nothing to be done" in done.stdout + done.stderr
+
+
+def test_adding_a_fabric_reruns_no_measure_job(workdir, tmp_path):
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    config["fabrics"]["omnipath"] = {"alpha": 1.0e-6, "bandwidth": 1.2e10}
+    config["fabrics"]["nodes-of-4"] = {
+        "ranks_per_node": 4,
+        "intra": {"alpha": 1.0e-7, "bandwidth": 4.5e11},
+        "inter": {"alpha": 2.0e-6, "bandwidth": 5.0e10},
+        "nic_per_node": 2,
+    }
+    extended = workdir / "extended.yaml"
+    extended.write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "-n", config=str(extended))
+    assert done.returncode == 0, done.stderr
+    planned = done.stdout + done.stderr
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, flags=re.MULTILINE))
+    assert "measure" not in jobs and "pingpong" not in jobs and "bench" not in jobs
+    assert jobs["fabric"] == "2" and jobs["replay"] == "2" and "costs" in jobs
+
+
+def test_a_changed_trace_is_replayed_again(workdir):
+    trace = next((workdir / "results/runs").rglob("*.trace.npz"))
+    before, content = trace.stat(), trace.read_bytes()
+    trace.write_bytes(content + b"changed")  # a new trace: every replay of it is stale
+    done = snakemake(workdir, "-n")
+    trace.write_bytes(content)
+    os.utime(trace, ns=(before.st_atime_ns, before.st_mtime_ns))
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
+    assert jobs["replay"] == "8" and "costs" in jobs  # every fabric's, and what follows
+    assert "measure" not in jobs and "aggregate" not in jobs
+    summary = snakemake(workdir, "--detailed-summary")
+    replays = [line for line in summary.stdout.splitlines() if "/replay/" in line.split("\t")[0]]
+    assert replays and all(str(trace.relative_to(workdir)) in line for line in replays)
+
+
+def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    config["ranks"].append(16)
+    extended = workdir / "more_ranks.yaml"
+    extended.write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "-n", config=str(extended))
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
+    assert jobs["measure"] == str(6 * 4)  # N = 16: every algorithm and M, G = 2 divides it
+    assert "fabric" not in jobs
+
+
+def test_the_small_workload_lands_on_its_fabrics(workdir):
+    table = pd.read_csv(workdir / "results/tables/workloads.csv")
+    assert list(zip(table.group, table.fabric, table.ranks, table.message_bytes,
+                    table.count_per_step, strict=True)) == [
+        ("TP", "infiniband", 2, 2 * 8 * 256 * 2, 4 * 4),
+        ("DP", "ethernet", 8, 131072, 7),  # 1e6 parameters / TP 2 x 2 bytes = 1 MB
+        ("DP", "ethernet", 8, 1_000_000 - 7 * 131072, 1),
+    ]  # fmt: skip
+    assert (table.winner_s <= table.runner_up_s).all()
+    assert table.workload_per_step_s.iloc[0] == pytest.approx(table.per_step_s.sum())
+
+
+def test_every_fabric_s_selection_json_round_trips(workdir):
+    table = pd.read_csv(workdir / "results/tables/selection.csv").astype({"max_bytes": "Int64"})
+    for fabric, rows in table.groupby("fabric"):
+        written = json.loads((workdir / "results/selection" / f"{fabric}.json").read_text())
+        back = selection.read_mpich_json(written)
+        expected = rows.drop(columns=["fabric", "algorithm"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(back, expected, check_dtype=False)
+    comparison = (workdir / "results/tables/selection_vs_libraries.md").read_text()
+    for fabric in table.fabric.unique():
+        assert f"## {fabric}" in comparison
+
+
+def test_adding_a_workload_reruns_no_measure_job(workdir):
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    config["workloads"]["tiny-decode"] = {
+        "hidden": 256, "sequence": 1, "micro_batch": 4, "layers": 4, "parameters": 1.0e6,
+        "dtype_bytes": 2, "tp": 8, "dp": 1, "backward": False, "tp_fabric": "ethernet",
+    }  # fmt: skip
+    extended = workdir / "more_workloads.yaml"
+    extended.write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "-n", config=str(extended))
+    assert done.returncode == 0, done.stderr
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
+    assert set(jobs) == {"workloads", "figure_workloads", "all", "total"}
+
+
+def test_the_model_meets_the_clock(workdir):
+    """Both transports timed beside MPI_Allreduce and Gloo; every point predicted."""
+    wallclock = pd.read_csv(workdir / "results/tables/wallclock.csv")
+    assert set(zip(wallclock.transport, wallclock.algorithm, strict=True)) == {
+        ("queue", "ring"), ("queue", "recursive_doubling"), ("queue", "gloo"),
+        ("mpi", "ring"), ("mpi", "recursive_doubling"), ("mpi", "MPI_Allreduce"), ("mpi", "gloo"),
+    }  # fmt: skip
+    assert wallclock.verified.all() and (wallclock.time_median_s > 0).all()
+    ours = wallclock[~wallclock.library]
+    assert ours.matches_theory.all() and (ours[ours.transport == "mpi"].ratio_to_mpi > 0).all()
+    validation = pd.read_csv(workdir / "results/tables/validation.csv")
+    assert len(validation) == 2 * 2 * 2 and (validation.predicted_s > 0).all()
+    assert set(validation.fabric) == {"local", "local-mpi"}
+    clusters = pd.read_csv(workdir / "results/tables/validation_clusters.csv")
+    assert len(clusters) == 19 and set(clusters.cluster) == {"azure-hbv3-192"}
+    summary = pd.read_csv(workdir / "results/tables/validation_summary.csv")
+    assert set(summary["where"]) == {"queue", "mpi", "azure-hbv3-192"}
+
+
+def test_the_report_is_written(workdir):
+    """As the README runs it: no --cores needed."""
+    done = subprocess.run(
+        [*SNAKEMAKE, "--configfile", ".test/config/config.yaml", "--replace-workflow-config",
+         "--report", "results/report.html"],
+        cwd=workdir, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    html = (workdir / "results/report.html").read_bytes()
+    assert len(html) > 100_000 and b"crossover.png" in html and b"validation.png" in html
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["algorithms"].append("butterfly"), "algorithms[6]: unknown algorithm"),
+        (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 divides none"),
+        (lambda c: c["fabrics"].update(half={"ranks_per_node": 2, "intra": {"alpha": 1e-6}}),
+         "fabrics.half"),
+        (lambda c: c["figures"].update(structure={"fabric": "ethernet", "ranks": 8}),
+         "figures.structure.fabric: ethernet is not a two-level fabric"),
+        (lambda c: c.update(ranks=[0, 2]), "ranks"),
+        (lambda c: c["workloads"]["tiny-gpt"].update(tp=4),
+         "workloads.tiny-gpt.tp: 4 is not on the ranks axis"),
+        (lambda c: c["workloads"]["tiny-gpt"].pop("dp_fabric"),
+         "workloads.tiny-gpt.dp_fabric: needed when dp > 1"),
+        (lambda c: c.update(elements=[0]), "elements"),
+        (lambda c: c["fabrics"].update(nothing={"description": "x"}), "fabrics.nothing"),
+        (lambda c: c["fabrics"].update(gone={"measurements": "no/such.txt"}), "fabrics.gone"),
+        (lambda c: c["fabrics"].update(bad={"measurements": ".test/config/config.yaml"}),
+         "fabrics.bad"),
+    ],
+)  # fmt: skip
+def test_a_bad_config_fails_before_any_job(tmp_path, change, message):
+    work = copy_workflow(tmp_path)
+    config = yaml.safe_load((work / ".test/config/config.yaml").read_text())
+    change(config)
+    (work / "bad.yaml").write_text(yaml.safe_dump(config))
+    done = snakemake(work, config="bad.yaml")
+    assert done.returncode != 0
+    assert message in done.stdout + done.stderr
+    assert not (work / "results").exists()
+
+
+def test_lint_and_format():
+    lint = subprocess.run([*SNAKEMAKE, "--lint"], cwd=REPO, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    fmt = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", "Snakefile", "workflow"],
+        cwd=REPO, capture_output=True, text=True,
+    )  # fmt: skip
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=REPO,
+                          capture_output=True, text=True)  # fmt: skip
+    assert ruff.returncode == 0, ruff.stdout

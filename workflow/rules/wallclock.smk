@@ -1,0 +1,120 @@
+# The timed runs and the model against the clock: each transport's wall-clock runs (one
+# job per transport and N, alone on the machine) beside MPI_Allreduce and Gloo, their
+# predictions from the calibrated fabrics' replays, and real clusters' osu_allreduce logs.
+
+
+rule bench:
+    output:
+        paths.WALLCLOCK,
+    log:
+        paths.log("wallclock/{transport}/N{ranks}"),
+    priority: 100  # first, while no other job competes for the cores
+    conda:
+        ENV
+    threads: all_cores  # a timing measurement: run it alone
+    resources:
+        runtime=RUNTIME_MINUTES,
+        mpi=mpi_launcher,
+        tasks=mpi_tasks,
+        cpus_per_task=cpus_per_task,
+    params:
+        launcher=timing_command,
+        algorithms=",".join(WALLCLOCK.algorithms) if WALLCLOCK else "",
+        elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
+        peers=bench_peers,
+        warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
+        iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
+        dtype=config["figures"]["dtype"],
+        seed=config.get("seed", 0),
+    shell:
+        "{params.launcher} bench --transport {wildcards.transport} --ranks {wildcards.ranks}"
+        " --algorithms {params.algorithms} --elements {params.elements} --peers={params.peers}"
+        " --dtype {params.dtype} --seed {params.seed} --warmup {params.warmup}"
+        " --iterations {params.iterations} --timeout {resources.runtime}m --output {output}"
+        " 2> {log}"
+
+
+rule wallclock_table:
+    input:
+        wallclock_runs(),
+    output:
+        paths.table("wallclock.csv"),
+    log:
+        paths.log("wallclock_table"),
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/wallclock_table.py"
+
+
+rule validation_clusters:
+    input:
+        fabrics=paths.table("fabrics.csv"),
+        allreduce=(
+            [entry["allreduce"] for entry in WALLCLOCK.clusters.values()]
+            if WALLCLOCK
+            else []
+        ),
+    output:
+        paths.table("validation_clusters.csv"),
+    log:
+        paths.log("validation_clusters"),
+    priority: 1
+    conda:
+        ENV
+    params:
+        clusters=json.dumps(WALLCLOCK.clusters if WALLCLOCK else {}, sort_keys=True),
+        algorithms=FLAT_ALGORITHMS,
+    script:
+        "../scripts/validation_clusters.py"
+
+
+rule validation:
+    input:
+        wallclock=paths.table("wallclock.csv"),
+        fabrics=paths.table("fabrics.csv"),
+        replays=replay_tables(WALLCLOCK.fabrics.values()) if WALLCLOCK else [],
+        clusters=paths.table("validation_clusters.csv"),
+    output:
+        validation=paths.table("validation.csv"),
+        crossover=paths.table("validation_crossover.csv"),
+        summary=paths.table("validation_summary.csv"),
+    log:
+        paths.log("validation"),
+    priority: 1
+    conda:
+        ENV
+    params:
+        calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
+    script:
+        "../scripts/validation.py"
+
+
+rule figure_wallclock:
+    input:
+        paths.table("wallclock.csv"),
+    output:
+        **figure_outputs("wallclock", "5. The model against the clock"),
+    log:
+        paths.log("figures/wallclock"),
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/figure_wallclock.py"
+
+
+rule figure_validation:
+    input:
+        validation=paths.table("validation.csv"),
+        clusters=paths.table("validation_clusters.csv"),
+    output:
+        **figure_outputs("validation", "5. The model against the clock"),
+    log:
+        paths.log("figures/validation"),
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/figure_validation.py"
