@@ -41,8 +41,8 @@ def test_gather_broadcast_with_reductions_by_hand():
     trace = trace_of(root, leaf, leaf)
     # w = 1 + 10 * 0.1 = 2. Root: receives end 2 and 4 (one receive port), adds end 4.5 and
     # 7; sends start at 7 and 9 (one send port); the last leaf receives at 11.
-    topology = flat(LinkClass(1.0, 0.1), gamma=0.5)
-    assert replay(trace, topology) == pytest.approx(11.0)
+    fabric = flat(LinkClass(1.0, 0.1), gamma=0.5)
+    assert replay(trace, fabric) == pytest.approx(11.0)
     assert replay(trace, flat(LinkClass(1.0, 0.1))) == pytest.approx(8.0)  # gamma = 0
 
 
@@ -57,8 +57,8 @@ def test_two_link_classes():
 def test_shared_nic_ports_queue_messages(nics, expected):
     """Ranks 0 and 1 (node 0) each send across to 2 and 3 (node 1) at time 0."""
     trace = trace_of([(SEND, 2, 8)], [(SEND, 3, 8)], [(RECV, 0, 8)], [(RECV, 1, 8)])
-    topology = nodes(LinkClass(1.0, 0.0), LinkClass(10.0, 0.0), ranks_per_node=2, nic_per_node=nics)
-    assert replay(trace, topology) == pytest.approx(expected)
+    fabric = nodes(LinkClass(1.0, 0.0), LinkClass(10.0, 0.0), ranks_per_node=2, nic_per_node=nics)
+    assert replay(trace, fabric) == pytest.approx(expected)
 
 
 def test_a_receive_without_a_send_is_an_error():
@@ -103,6 +103,6 @@ def test_hierarchical_replay_adds_up_its_link_classes(n, g, m):
         classes[name]["rounds"] * link.alpha + classes[name]["bytes_critical"] * link.beta
         for name, link in (("intra", intra), ("inter", inter))
     )
-    topology = nodes(intra, inter, ranks_per_node=g)
-    assert replay(trace, topology) == pytest.approx(expected, rel=1e-12)
+    fabric = nodes(intra, inter, ranks_per_node=g)
+    assert replay(trace, fabric) == pytest.approx(expected, rel=1e-12)
     assert by_link_class(trace, g) == classes == record["link_classes"]["measured"]
