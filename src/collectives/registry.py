@@ -56,6 +56,8 @@ class Algorithm:
     style: Style
     mpich: tuple[str, dict[str, Any]] | None = None  # MPICH's algorithm and its parameters
     parameters: tuple[str, ...] = field(default=())  # keyword arguments of allreduce
+    # On nodes of G ranks: (N, M, s, G) -> per link class (intra, inter) the exact counts.
+    theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
 
     @property
     def description(self) -> str:
@@ -128,7 +130,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "hierarchical", hierarchical.allreduce, theory.hierarchical, "hierarchical",
             Style(7, "P", (0, (3, 1, 1, 1, 1, 1))), mpich=("MPIR_Allreduce_intra_smp", {}),
-            parameters=("ranks_per_node",),
+            parameters=("ranks_per_node",), theory_by_class=theory.hierarchical_by_class,
         ),
     )
 }  # fmt: skip

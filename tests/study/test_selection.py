@@ -12,6 +12,7 @@ from collectives.model import cost
 from collectives.run.files import write_json
 from collectives.study import markdown, selection
 from tests.model.test_cost import ALGORITHMS, FABRICS, GRID
+from tests.study.mpich_json import read_mpich_json
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,7 @@ def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
     for fabric in FABRICS.fabric:
         path = tmp_path / f"{fabric}.json"
         write_json(path, selection.mpich_json(table[table.fabric == fabric]))
-        back = selection.read_mpich_json(json.loads(path.read_text()))
+        back = read_mpich_json(json.loads(path.read_text()))
         expected = table[table.fabric == fabric].drop(columns=["fabric", "algorithm"])
         pd.testing.assert_frame_equal(
             back.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False

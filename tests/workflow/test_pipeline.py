@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from collectives.study import selection
+from tests.study.mpich_json import read_mpich_json
 from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
 
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
@@ -156,7 +156,7 @@ def test_every_fabric_s_selection_json_round_trips(workdir):
     table = pd.read_csv(workdir / "results/tables/selection.csv").astype({"max_bytes": "Int64"})
     for fabric, rows in table.groupby("fabric"):
         written = json.loads((workdir / "results/selection" / f"{fabric}.json").read_text())
-        back = selection.read_mpich_json(written)
+        back = read_mpich_json(written)
         expected = rows.drop(columns=["fabric", "algorithm"]).reset_index(drop=True)
         pd.testing.assert_frame_equal(back, expected, check_dtype=False)
     comparison = (workdir / "results/tables/selection_vs_libraries.md").read_text()

@@ -14,6 +14,9 @@ import pandas as pd
 from .crossing import Range, takes_over, winner_ranges
 
 GROUP = ["fabric", "dtype", "ranks", "elements"]
+# The seed's question: from which message size does the bandwidth-optimal ring beat the
+# latency-optimal recursive doubling? (latency-optimal, bandwidth-optimal)
+SEED_PAIR = ("recursive_doubling", "ring")
 BASIS = {
     "1": lambda n: np.ones_like(n),
     "N": lambda n: n,
@@ -129,8 +132,7 @@ def crossover_table(
     measurements: pd.DataFrame,
     fabrics: pd.DataFrame,
     costs: pd.DataFrame,
-    latency_optimal: str = "recursive_doubling",
-    bandwidth_optimal: str = "ring",
+    pair: tuple[str, str] = SEED_PAIR,
 ) -> pd.DataFrame:
     """Per fabric, dtype and N: where ring starts beating recursive doubling, and the
     message-size range in which each algorithm is the cheapest of all.
@@ -147,7 +149,7 @@ def crossover_table(
         ["dtype", "algorithm", "ranks"]
     )
     algorithms = list(dict.fromkeys(costs.algorithm))
-    pair = (latency_optimal, bandwidth_optimal)
+    latency_optimal, bandwidth_optimal = pair
     rows = []
     for fabric in fabrics.itertuples():
         alpha, beta = fabric.alpha_s, fabric.beta_s_per_byte

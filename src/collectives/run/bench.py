@@ -37,6 +37,7 @@ from .measure import (
     takes_group,
     transport_named,
     validate,
+    validate_vectors,
 )
 from .record import DEFAULT_TIMEOUT, Record, Timing, versions
 
@@ -176,7 +177,7 @@ def _check_request(setup: _Setup, algorithm_names: Sequence[str], sizes: Sequenc
             "int",
             setup.ranks_per_node if takes_group(name) else None,
         )
-    validate("ring", ranks, min(sizes), dtype, "int")  # ranks, sizes and dtype alone
+    validate_vectors(ranks, min(sizes), dtype, "int")
     if setup.warmup < 0 or setup.iterations < 1:
         raise UsageError(
             f"need warmup >= 0 and iterations >= 1, got {setup.warmup} and {setup.iterations}"

@@ -56,7 +56,7 @@ def _measure_arguments(commands) -> None:
     run.add_argument(
         "--ranks-per-node",
         type=int,
-        help="ranks per node G, for the hierarchical algorithm (G must divide N)",
+        help=f"ranks per node G, for {_grouped()} (G must divide N)",
     )
     run.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     run.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
@@ -91,9 +91,7 @@ def _bench_arguments(commands) -> None:
     timed.add_argument(
         "--elements", type=_sizes, required=True, help="comma-separated vector lengths M"
     )
-    timed.add_argument(
-        "--ranks-per-node", type=int, help="ranks per node G, for the hierarchical algorithm"
-    )
+    timed.add_argument("--ranks-per-node", type=int, help=f"ranks per node G, for {_grouped()}")
     timed.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     timed.add_argument("--peers", type=_names, default=[], help="comma-separated: mpi, gloo")
     timed.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed iterations")
@@ -136,6 +134,13 @@ def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:
         choices=TRANSPORTS,
         default="queue",
         help="queue: fork the ranks here (default); mpi: this is one rank of an mpiexec job",
+    )
+
+
+def _grouped() -> str:
+    """The algorithms that run on nodes of G ranks."""
+    return ", ".join(
+        a.name for a in registry.ALGORITHMS.values() if "ranks_per_node" in a.parameters
     )
 
 

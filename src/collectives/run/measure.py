@@ -76,6 +76,20 @@ def validate(
     if algorithm not in registry.ALGORITHMS:
         valid = ", ".join(registry.ALGORITHMS)
         raise UsageError(f"unknown algorithm {algorithm!r}; valid algorithms: {valid}")
+    np_dtype = validate_vectors(ranks, elements, dtype, data)
+    if takes_group(algorithm):
+        if ranks_per_node is None or ranks_per_node < 1 or ranks % ranks_per_node:
+            raise UsageError(
+                f"{algorithm} needs --ranks-per-node G with G >= 1 dividing the ranks "
+                f"({ranks}), got {ranks_per_node}"
+            )
+    elif ranks_per_node is not None:
+        raise UsageError(f"--ranks-per-node does not apply to {algorithm}")
+    return np_dtype
+
+
+def validate_vectors(ranks: int, elements: int, dtype: str, data: str) -> np.dtype:
+    """Check the ranks and their vectors, whatever the algorithm; returns the numpy dtype."""
     if not 1 <= ranks <= MAX_RANKS:
         raise UsageError(f"ranks must be between 1 and {MAX_RANKS}, got {ranks}")
     if elements < 1:
@@ -87,14 +101,6 @@ def validate(
     np_dtype = np.dtype(dtype)
     if data == "normal" and np_dtype.kind != "f":
         raise UsageError(f"--data normal needs a floating-point dtype, got {dtype}")
-    if takes_group(algorithm):
-        if ranks_per_node is None or ranks_per_node < 1 or ranks % ranks_per_node:
-            raise UsageError(
-                f"{algorithm} needs --ranks-per-node G with G >= 1 dividing the ranks "
-                f"({ranks}), got {ranks_per_node}"
-            )
-    elif ranks_per_node is not None:
-        raise UsageError(f"--ranks-per-node does not apply to {algorithm}")
     return np_dtype
 
 
@@ -225,7 +231,8 @@ def compare_with_theory(
     """Every measured count against the algorithm's closed form (per link class too, for an
     algorithm on nodes, when the trace is given): the record fields rounds ...
     matches_theory, and the mismatches."""
-    predicted = registry.ALGORITHMS[algorithm].predict(ranks, elements, itemsize, **parameters)
+    entry = registry.ALGORITHMS[algorithm]
+    predicted = entry.predict(ranks, elements, itemsize, **parameters)
     measured = {field: getattr(counts, field) for field in theory.COUNT_FIELDS}
     mismatches = {
         field: (measured[field], value)
@@ -234,10 +241,10 @@ def compare_with_theory(
     }
     classes = None
     group = parameters.get("ranks_per_node")
-    if group is not None and trace is not None:  # counts on intra- and inter-node links
+    if entry.theory_by_class and group is not None and trace is not None:  # on nodes
         classes = {
             "measured": by_link_class(trace, group),
-            "theory": theory.hierarchical_by_class(ranks, elements, itemsize, group),
+            "theory": entry.theory_by_class(ranks, elements, itemsize, group),
         }
         mismatches |= {
             f"{link}.{field}": (value, classes["theory"][link][field])

@@ -14,6 +14,7 @@ from ..model.fabric import Fabric
 from ..model.replay import replay
 from ..model.theory import COUNT_FIELDS
 from ..registry import variant_name
+from ..run.bench import PEERS
 from ..run.files import load_trace
 from ..run.record import Record, read_record
 
@@ -82,7 +83,6 @@ def check_runs(table: pd.DataFrame) -> None:
         raise RunCheckError(f"{len(bad)} run(s) failed their checks: {listed}")
 
 
-PEER_COLUMNS = {"MPI_Allreduce": "mpi", "gloo": "gloo"}
 WALLCLOCK_COLUMNS = [
     "transport", "algorithm", "library", "ranks", "elements", "dtype", "message_bytes",
     "time_median_s", "time_min_s", "algbw_GBps", "busbw_GBps", *COUNT_FIELDS,
@@ -102,7 +102,7 @@ def wallclock_table(documents: dict[str, dict[str, Any]]) -> pd.DataFrame:
             rows.append(row)
     table = pd.DataFrame(rows, columns=WALLCLOCK_COLUMNS)
     point = ["transport", "ranks", "elements", "dtype"]
-    for peer, short in PEER_COLUMNS.items():
+    for short, peer in PEERS.items():
         times = table[table.algorithm == peer].set_index(point)["time_median_s"]
         peer_time = table.set_index(point).index.map(times.to_dict().get)
         ratio = table["time_median_s"].to_numpy() / np.asarray(peer_time, dtype=float)

@@ -24,10 +24,12 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .. import registry
+from ..model.cost import SEED_PAIR
 from ..model.fabric import Fabric
 from ..run.files import write_atomic
 from ..run.record import Record
 from .units import format_bytes, format_seconds
+from .validation import within_factor
 
 # The library all-reduces timed beside ours: how they are named and drawn.
 LIBRARY_LABELS = {"MPI_Allreduce": "MPI_Allreduce (MPICH)", "gloo": "Gloo (torch.distributed)"}
@@ -99,6 +101,7 @@ def crossover_figure(
     costs: pd.DataFrame, crossover: pd.DataFrame, ranks: int, dtype: str, algorithms: Sequence[str]
 ):
     """Modeled time against message size at one N, a panel per fabric, crossover marked."""
+    latency, bandwidth = SEED_PAIR
     costs = costs[(costs.ranks == ranks) & (costs.dtype == dtype)]
     fabrics = list(dict.fromkeys(costs.fabric))
     fig, axes = _panels(len(fabrics))
@@ -117,9 +120,9 @@ def crossover_figure(
         if np.isfinite(at):  # where ring overtakes recursive doubling for good
             axis.axvline(at, color="0.3", linestyle="--", linewidth=1)
             axis.annotate(
-                f"ring beats rec.\ndoubling from\n{format_bytes(at)}", xy=(at, 0.97),
-                xytext=(4, 0), xycoords=("data", "axes fraction"), textcoords="offset points",
-                va="top", fontsize=8, color="0.2",
+                f"{label(bandwidth)} beats\n{label(latency)}\nfrom {format_bytes(at)}",
+                xy=(at, 0.97), xytext=(4, 0), xycoords=("data", "axes fraction"),
+                textcoords="offset points", va="top", fontsize=8, color="0.2",
             )  # fmt: skip
         axis.set_title(fabric)
         bytes_axis(axis)
@@ -339,7 +342,7 @@ def fabric_fits_figure(fabrics: list[dict]):
         shown = np.maximum(nbytes, 0.5)  # a 0-byte message sits at 1/2 B on the log axis
         axis.plot(shown, seconds, "o", markersize=3.5, color="0.25", label="measured")
         sizes = np.geomspace(0.5, max(nbytes.max(), 1), 200)
-        axis.plot(sizes, link.alpha + link.beta * sizes, color="C3", label="fit")
+        axis.plot(sizes, link.time(sizes), color="C3", label="fit")
         axis.text(
             0.03, 0.97,
             f"α = {format_seconds(link.alpha)}\n1/β = {1e-9 / link.beta:.3g} GB/s\n"
@@ -475,7 +478,7 @@ def validation_figure(validation: pd.DataFrame, clusters: pd.DataFrame):
                           label=f"{label(algorithm)}, N={n}")  # fmt: skip
             axis.set_title(f"this machine, {panel} transport ({data.fabric.iloc[0]})")
         _identity(axis, data)
-        within = ((data.rel_error > -0.5) & (data.rel_error < 1.0)).mean()
+        within = within_factor(data.rel_error, 2).mean()
         axis.text(0.03, 0.97, f"median |error| {data.rel_error.abs().median():.0%}\n"
                   f"within 2x: {within:.0%} of {len(data)}", transform=axis.transAxes,
                   va="top", fontsize=8)  # fmt: skip

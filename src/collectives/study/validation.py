@@ -1,8 +1,9 @@
 """The model against the clock: predicted times beside wall-clock ones, here and on clusters.
 
-On this machine, each transport is calibrated by its own ping-pong (the `local` and
-`local-mpi` fabrics) and every timed run's measured counts give a prediction
-rounds * alpha + bytes_critical * beta to set beside its measured median. On real
+On this machine, each transport is calibrated by its own ping-pong and timed reductions
+(the `local` and `local-mpi` fabrics: α, β, γ), and every timed run is predicted by
+replaying the grid's trace of the same point there (with the closed form rounds·α +
+bytes_critical·β beside it) to set beside its measured median. On real
 clusters, an osu_latency fit predicts the cluster's osu_allreduce with each algorithm's
 counts (closed forms, which the measured counts equal on the whole grid).
 """
@@ -15,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .. import registry
-from ..model.cost import closed_form
+from ..model.cost import SEED_PAIR, closed_form
 from ..model.crossing import takes_over
 from .fabrics import read_osu_latency
 
@@ -55,10 +56,11 @@ def model_against_clock(
 
 
 def crossover_against_clock(
-    validation: pd.DataFrame, small: str = "recursive_doubling", large: str = "ring"
+    validation: pd.DataFrame, pair: tuple[str, str] = SEED_PAIR
 ) -> pd.DataFrame:
-    """Per transport and N: the size from which ring beats recursive doubling at every
-    larger size, predicted and measured, found the same way on both (crossing.takes_over)."""
+    """Per transport and N: the size from which ring beats recursive doubling (the pair) at
+    every larger size, predicted and measured, found the same way on both (takes_over)."""
+    small, large = pair
     rows = []
     for (transport, ranks), group in validation.groupby(["transport", "ranks"]):
         if not {small, large} <= set(group.algorithm):
@@ -133,6 +135,12 @@ def clusters_against_clock(
     return pd.DataFrame(rows, columns=columns)  # the header even with no clusters
 
 
+def within_factor(rel_error: pd.Series, factor: float) -> pd.Series:
+    """Whether each prediction is within `factor` of the measurement (either way)."""
+    ratio = 1 + rel_error
+    return (ratio >= 1 / factor) & (ratio <= factor)
+
+
 def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
     """Median and largest |relative error| and the share within 2x, per transport and N
     (this machine) and per cluster; on this machine also how well the model chooses: the
@@ -145,12 +153,12 @@ def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFr
     ):
         if frame.empty:
             continue
-        errors = frame.assign(abs_error=frame.rel_error.abs(), ratio=1 + frame.rel_error)
+        errors = frame.assign(abs_error=frame.rel_error.abs())
         summary = errors.groupby(keys).agg(
             points=("rel_error", "size"),
             median_abs_rel_error=("abs_error", "median"),
             max_abs_rel_error=("abs_error", "max"),
-            within_2x=("ratio", lambda r: float(((r >= 0.5) & (r <= 2)).mean())),
+            within_2x=("rel_error", lambda e: float(within_factor(e, 2).mean())),
         )
         if "algorithm" in frame:
             summary = summary.join(_choices(frame, keys))

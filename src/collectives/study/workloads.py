@@ -2,7 +2,7 @@
 
 Tensor parallelism (Shoeybi et al. 2019, "Megatron-LM"; megatron/core/tensor_parallel/
 mappings.py): every transformer layer's column- and row-parallel pair ends in an all-reduce of
-the activations, b * s * h elements, in the attention block and in the MLP block: 2 in the
+the activations, b * L * h elements (micro-batch b, sequence length L, hidden size h), in the attention block and in the MLP block: 2 in the
 forward and 2 in the backward pass per layer, over the TP ranks of a node. Data parallelism:
 after the backward pass each rank all-reduces its gradient (parameters / TP elements) in
 buckets over the DP ranks: 25 MiB by default (PyTorch DDP's bucket_cap_mb), or Megatron's
@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..model.cost import SEED_PAIR
 from ..model.crossing import interpolate
 
 DDP_BUCKET_BYTES = 25 * 2**20  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
 COLUMNS = [
     "workload", "group", "fabric", "ranks", "message_bytes", "count_per_step", "winner",
-    "winner_s", "runner_up", "runner_up_s", "ring_s", "recursive_doubling_s", "per_step_s",
+    "winner_s", "runner_up", "runner_up_s", *(f"{a}_s" for a in SEED_PAIR[::-1]), "per_step_s",
     "workload_per_step_s",
 ]  # fmt: skip
 
@@ -113,6 +114,7 @@ def workloads_table(
                 for algorithm in algorithms
             }
             ranked = sorted((t, algorithms.index(a), a) for a, t in times.items() if np.isfinite(t))
+            ranked += [(math.nan, 0, "")] * (2 - len(ranked))  # too few on the grid: none
             (best, _, winner), (second, _, runner_up) = ranked[0], ranked[1]
             rows.append(
                 {
@@ -121,8 +123,7 @@ def workloads_table(
                     "winner_s": best,
                     "runner_up": runner_up,
                     "runner_up_s": second,
-                    "ring_s": times.get("ring", math.nan),
-                    "recursive_doubling_s": times.get("recursive_doubling", math.nan),
+                    **{f"{a}_s": times.get(a, math.nan) for a in SEED_PAIR[::-1]},
                     "per_step_s": best * message["count_per_step"],
                 }
             )

@@ -70,6 +70,10 @@ class CountingComm:
 
     # -- beyond the interface: for harnesses, never for algorithms ------------------------------
 
+    def barrier(self) -> None:
+        """Wait until every rank is here (uncounted, outside the ledger)."""
+        raise NotImplementedError
+
     def restart_counts(self) -> None:
         """Start a fresh ledger: the next collective's counts alone."""
         self.ledger = Ledger()

@@ -41,7 +41,3 @@ class Trace:
             peer=joined[:, 1].astype(np.int32),
             amount=joined[:, 2].astype(np.int64),
         )
-
-    def messages(self) -> int:
-        """How many messages the trace holds."""
-        return int(np.count_nonzero(self.kind == SEND))
