@@ -94,7 +94,7 @@ def replay(trace: Trace, fabric: Fabric) -> float:
             if kind == SEND:
                 crosses = node[rank] != node[peer]
                 link = inter if crosses else intra
-                duration = link.time(amount)
+                duration = link.alpha + amount * link.beta  # link.time, inlined: hot loop
                 start = c if c > s else s
                 if crosses and shared:
                     start = nic_out[node[rank]].acquire(start, duration)
@@ -111,7 +111,7 @@ def replay(trace: Trace, fabric: Fabric) -> float:
                 sent = queue.popleft()
                 crosses = node[rank] != node[peer]
                 link = inter if crosses else intra
-                duration = link.time(amount)
+                duration = link.alpha + amount * link.beta  # link.time, inlined: hot loop
                 start = sent if sent > q else q
                 if crosses and shared:
                     start = nic_in[node[rank]].acquire(start, duration)

@@ -100,15 +100,20 @@ def bench(
     failed = [f"{r.algorithm} M={r.elements}" for r in records if not r.verified]
     if failed:
         raise MeasurementError(f"bench N={ranks}: wrong sums from {', '.join(failed)}")
+    return _document(setup, records)
+
+
+def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
+    """The bench document: the run's settings, the software, one record per entry and size."""
     return {
         "bench_version": BENCH_VERSION,
-        "transport": transport,
-        "ranks": ranks,
-        "dtype": dtype,
-        "warmup": warmup,
-        "iterations": iterations,
-        "peers": list(peers),
-        "libraries": _library_versions(peers),
+        "transport": setup.transport,
+        "ranks": setup.ranks,
+        "dtype": setup.dtype.name,
+        "warmup": setup.warmup,
+        "iterations": setup.iterations,
+        "peers": list(setup.peers),
+        "libraries": _library_versions(setup.peers),
         "versions": versions(),
         "records": [record.to_dict() for record in records],
     }

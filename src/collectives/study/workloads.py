@@ -1,13 +1,14 @@
 """Training workloads: the all-reduce messages of a Megatron-style TP x DP layout, priced.
 
 Tensor parallelism (Shoeybi et al. 2019, "Megatron-LM"; megatron/core/tensor_parallel/
-mappings.py): every transformer layer's column- and row-parallel pair ends in an all-reduce of
-the activations, b * L * h elements (micro-batch b, sequence length L, hidden size h), in the attention block and in the MLP block: 2 in the
-forward and 2 in the backward pass per layer, over the TP ranks of a node. Data parallelism:
-after the backward pass each rank all-reduces its gradient (parameters / TP elements) in
-buckets over the DP ranks: 25 MiB by default (PyTorch DDP's bucket_cap_mb), or Megatron's
-DDP default of max(40e6, 1e6 * DP) parameters per bucket. An inference layout (backward
-false) has the forward all-reduces only; in decoding, sequence is the tokens per step (1).
+mappings.py): every transformer layer's column- and row-parallel pair ends in an all-reduce
+of the activations, b * L * h elements (micro-batch b, sequence length L, hidden size h), in
+the attention block and in the MLP block: 2 in the forward and 2 in the backward pass per
+layer, over the TP ranks of a node. Data parallelism: after the backward pass each rank
+all-reduces its gradient (parameters / TP elements) in buckets over the DP ranks: 25 MiB by
+default (PyTorch DDP's bucket_cap_mb), or Megatron's DDP default of max(40e6, 1e6 * DP)
+parameters per bucket. An inference layout (backward false) has the forward all-reduces
+only; in decoding, sequence is the tokens per step (1).
 """
 
 from __future__ import annotations

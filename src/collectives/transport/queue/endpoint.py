@@ -76,8 +76,8 @@ class QueueComm(CountingComm):
         rank: int,
         links: Links,
         status: np.ndarray,
+        barrier: Callable[[], object],
         on_first_use: Callable[[], None] | None = None,
-        barrier: Callable[[], object] | None = None,
     ) -> None:
         self.rank = rank
         self.size = links.size

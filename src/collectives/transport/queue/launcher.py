@@ -125,8 +125,8 @@ def _rank_main(job: _Job, rank: int) -> None:
     shared = job.shared
     injector = job.fault if job.fault is not None and job.fault.rank == rank else None
     comm = QueueComm(
-        rank, job.links, shared.status, injector.on_first_use if injector else None,
-        job.barrier.wait,
+        rank, job.links, shared.status, job.barrier.wait,
+        on_first_use=injector.on_first_use if injector else None,
     )  # fmt: skip
     try:
         warm_heap(job.largest_message)  # first-touch page faults now, untimed
