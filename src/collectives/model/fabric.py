@@ -58,10 +58,12 @@ class Fabric:
 
     @property
     def alpha(self) -> float:
+        """α of the flat model (the inter-node class of a two-level fabric)."""
         return self.link.alpha
 
     @property
     def beta(self) -> float:
+        """β of the flat model (the inter-node class of a two-level fabric)."""
         return self.link.beta
 
     def fitted(self) -> list[tuple[str, LinkClass]]:
@@ -78,6 +80,7 @@ class Fabric:
         ]
 
     def as_dict(self) -> dict[str, Any]:
+        """The fabric as JSON-ready data (from_dict reads it back)."""
         return asdict(self)
 
     @classmethod

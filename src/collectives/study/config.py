@@ -32,6 +32,7 @@ class Variant:
 
     @property
     def name(self) -> str:
+        """The variant's name in the pipeline: 'ring', 'hierarchical-G8'."""
         return registry.variant_name(self.algorithm, self.ranks_per_node)
 
     def runs_at(self, ranks: int) -> bool:

@@ -73,6 +73,7 @@ def bytes_axis(axis, which: str = "x") -> None:
 
 
 def seconds_axis(axis) -> None:
+    """A log time axis with s/ms/us ticks."""
     axis.set_yscale("log")
     axis.yaxis.set_major_formatter(FuncFormatter(format_seconds))
     axis.yaxis.set_minor_formatter(NullFormatter())

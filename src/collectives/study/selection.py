@@ -173,11 +173,13 @@ def _rule(steps: list[tuple[float, str]]) -> str:
 
 
 def mpich_classic_steps(ranks: int, itemsize: int) -> list[tuple[float, str]]:
+    """MPICH's classic rule at N as (largest size, algorithm) steps."""
     short = max(MPICH_SHORT_MSG_SIZE, ((1 << (ranks.bit_length() - 1)) - 1) * itemsize)
     return [(short, "recursive_doubling"), (INF, "rabenseifner")]
 
 
 def open_mpi_steps(ranks: int) -> list[tuple[float, str]]:
+    """Open MPI's fixed decision at N as (largest size, algorithm) steps."""
     steps = next(steps for below, steps in OPEN_MPI if ranks < below)
     return [(limit - 1, algorithm) for limit, algorithm in steps]
 

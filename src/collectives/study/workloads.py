@@ -52,6 +52,7 @@ class Workload:
 
     @classmethod
     def from_config(cls, name: str, entry: dict[str, Any]) -> Workload:
+        """The workload a config entry describes."""
         return cls(name=name, **entry)
 
     def bucket_bytes(self) -> int:
