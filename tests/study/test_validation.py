@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from collectives import registry
-from collectives.model import theory
+from collectives.model import ladder, theory
+from collectives.model.fabric import Fabric, LinkClass
+from collectives.model.replay import Cores, replay
+from collectives.run.measure import measure
 from collectives.run.record import Record, Timing
 from collectives.study import validation
 from collectives.study.aggregate import wallclock_table
@@ -30,7 +32,7 @@ def record(algorithm: str, elements: int, seconds: float, library: bool = False)
         bytes_sent=None, bytes_recv=None, elements_reduced=None, trace=None, theory=None,
         link_classes=None, matches_theory=not library or None, verified=True,
         max_abs_error=0.0, ranks_agree=True, wrong_ranks=[], wall_seconds=None,
-        collective_seconds=None, timing=timing, versions={},
+        collective_seconds=None, timing=timing, versions={"cores": "1"},
     ).to_dict()  # fmt: skip
 
 
@@ -44,6 +46,12 @@ DOCUMENT = {
 }  # fmt: skip
 
 
+def with_models(frame: pd.DataFrame) -> pd.DataFrame:
+    """A validation table whose every model predicts `predicted_s`."""
+    frame = frame.assign(**{ladder.column(m): frame.predicted_s for m in ladder.MODELS})
+    return frame.assign(rel_error=frame.predicted_s / frame.measured_s - 1)
+
+
 def test_ratios_divide_by_the_library_timed_on_the_same_ranks():
     table = wallclock_table({"N4.json": DOCUMENT})
     ours = table[~table.library]
@@ -52,20 +60,32 @@ def test_ratios_divide_by_the_library_timed_on_the_same_ranks():
     assert ours.ratio_to_gloo.isna().all()  # no gloo in this run
 
 
-def test_predictions_are_the_replayed_trace_on_the_calibrated_fabric():
+@pytest.fixture(scope="module")
+def traces():
+    """The grid's trace of every timed run of DOCUMENT."""
+    keys = [(r["algorithm"], r["ranks"], r["elements"], r["dtype"]) for r in DOCUMENT["records"]
+            if not r["library"]]  # fmt: skip
+    return {key: measure(*key[:3], dtype=key[3]).trace for key in keys}
+
+
+def test_every_model_predicts_every_timed_run(traces):
     table = wallclock_table({"N4.json": DOCUMENT})
-    fabrics = pd.DataFrame({"fabric": ["local-mpi"], "alpha_s": [1e-5], "beta_s_per_byte": [1e-9],
-                            "gamma_s_per_element": [1e-10]})  # fmt: skip
-    ours = table[~table.library]
-    replayed = ours.assign(fabric="local-mpi", replayed_s=np.arange(1, 5) * 1e-3)
-    result = validation.model_against_clock(table, fabrics, {"mpi": "local-mpi"}, replayed)
-    assert list(result.predicted_s) == pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
+    fabric = Fabric("local-mpi", "measured", LinkClass(1e-5, 1e-9), gamma=1e-10)
+    result = validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"},
+                                            traces)  # fmt: skip
+    ours = table[~table.library].reset_index(drop=True)
     closed = ours.rounds * 1e-5 + ours.bytes_critical * 1e-9
-    assert list(result.closed_form_s) == pytest.approx(list(closed))
-    expected = result.predicted_s.to_numpy() / ours.time_median_s.to_numpy() - 1
-    assert list(result.rel_error) == pytest.approx(list(expected))
-    with pytest.raises(ValueError, match="no replayed time"):
-        validation.model_against_clock(table, fabrics, {"mpi": "local-mpi"}, replayed.iloc[:2])
+    assert list(result.alpha_beta_s) == pytest.approx(list(closed))
+    for index, row in result.iterrows():
+        trace = traces[(row.algorithm, row.ranks, row.elements, row["dtype"])]
+        assert row.gamma_s == row.structure_s == replay(trace, fabric)  # flat: no structure
+        assert row.resources_s == replay(trace, fabric, Cores(1))  # the record's cores
+        assert row.resources_s > row.structure_s  # 4 ranks queue for one core
+        assert row.predicted_s == row.resources_s
+        assert row.rel_error == pytest.approx(row.predicted_s / ours.time_median_s[index] - 1)
+    missing = dict(list(traces.items())[1:])
+    with pytest.raises(ValueError, match="no trace for"):
+        validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, missing)
 
 
 def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():
@@ -122,13 +142,16 @@ def test_no_clusters_still_make_a_readable_table(tmp_path):
 
 
 def test_the_summary_has_a_row_per_transport_and_n_and_per_cluster(clusters):
-    here = pd.DataFrame({"transport": ["queue"] * 3, "ranks": [2] * 3,
-                         "rel_error": [0.0, -0.5, 3.0]})  # fmt: skip
+    here = pd.DataFrame({"transport": ["queue"] * 3, "ranks": [2] * 3, "measured_s": 1.0,
+                         "predicted_s": [1.0, 0.5, 4.0]})  # fmt: skip
+    here = with_models(here)
     summary = validation.error_summary(here, clusters)
-    assert list(summary["where"]) == ["queue", "abci"]
+    assert list(summary["where"]) == ["queue"] * len(ladder.MODELS) + ["abci"]
+    assert list(summary.model) == [*ladder.MODELS, "alpha-beta"]
     row = summary.iloc[0]
     assert (row.points, row.median_abs_rel_error, row.max_abs_rel_error) == (3, 0.5, 3.0)
-    assert row.within_2x == pytest.approx(2 / 3)
+    assert row.within_2x == pytest.approx(2 / 3) and row.within_25pct == pytest.approx(1 / 3)
+    assert row.p90_abs_rel_error == pytest.approx(2.5)
 
 
 def test_the_summary_judges_the_model_s_choices():
@@ -140,7 +163,7 @@ def test_the_summary_judges_the_model_s_choices():
         ("ring", 800, 1.0, 3.0), ("recursive_doubling", 800, 2.0, 2.0),
     ]  # fmt: skip
     here = pd.DataFrame(rows, columns=["algorithm", "message_bytes", "predicted_s", "measured_s"])
-    here = here.assign(transport="mpi", ranks=2, rel_error=here.predicted_s / here.measured_s - 1)
-    (row,) = validation.error_summary(here, pd.DataFrame()).itertuples()
+    here = with_models(here.assign(transport="mpi", ranks=2))
+    row = next(validation.error_summary(here, pd.DataFrame()).itertuples())
     assert row.same_winner == pytest.approx(1 / 3)
     assert row.choice_within_10pct == pytest.approx(2 / 3)

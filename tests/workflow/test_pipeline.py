@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from collectives.model import ladder
 from tests.study.mpich_json import read_mpich_json
 from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
 
@@ -191,10 +192,14 @@ def test_the_model_meets_the_clock(workdir):
     validation = pd.read_csv(workdir / "results/tables/validation.csv")
     assert len(validation) == 2 * 2 * 2 and (validation.predicted_s > 0).all()
     assert set(validation.fabric) == {"local", "local-mpi"}
+    assert (validation.cores == len(os.sched_getaffinity(0))).all()  # what the ranks had
+    for model in ladder.MODELS:  # the whole ladder, every point
+        assert (validation[ladder.column(model)] > 0).all()
     clusters = pd.read_csv(workdir / "results/tables/validation_clusters.csv")
     assert len(clusters) == 19 and set(clusters.cluster) == {"azure-hbv3-192"}
     summary = pd.read_csv(workdir / "results/tables/validation_summary.csv")
     assert set(summary["where"]) == {"queue", "mpi", "azure-hbv3-192"}
+    assert set(summary.model) == set(ladder.MODELS)
 
 
 def test_the_report_is_written(workdir):

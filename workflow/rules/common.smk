@@ -165,6 +165,24 @@ def wallclock_runs():
     ]
 
 
+def wallclock_points():
+    """Every timed (algorithm, N, M, dtype) of ours: the grid points whose traces the
+    models replay to predict them."""
+    if WALLCLOCK is None:
+        return []
+    return [
+        (algorithm, ranks, elements, config["figures"]["dtype"])
+        for algorithm in WALLCLOCK.algorithms
+        for ranks in WALLCLOCK.ranks
+        for elements in WALLCLOCK.elements
+    ]
+
+
+def wallclock_traces():
+    """The traces of wallclock_points(), in its order."""
+    return [paths.trace(d, a, n, m) for a, n, m, d in wallclock_points()]
+
+
 def bench_peers(wildcards):
     return ",".join(WALLCLOCK.peers_for(wildcards.transport, INSTALLED_PEERS))
 

@@ -73,8 +73,12 @@ rule validation_clusters:
 rule validation:
     input:
         wallclock=paths.table("wallclock.csv"),
-        fabrics=paths.table("fabrics.csv"),
-        replays=replay_tables(WALLCLOCK.fabrics.values()) if WALLCLOCK else [],
+        fabrics=(
+            [paths.FABRIC.format(fabric=f) for f in WALLCLOCK.fabrics.values()]
+            if WALLCLOCK
+            else []
+        ),
+        traces=wallclock_traces(),
         clusters=paths.table("validation_clusters.csv"),
     output:
         validation=paths.table("validation.csv"),
@@ -87,6 +91,7 @@ rule validation:
         ENV
     params:
         calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
+        points=json.dumps(wallclock_points()),
     script:
         "../scripts/validation.py"
 

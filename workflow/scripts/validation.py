@@ -1,21 +1,26 @@
-"""This machine's timed runs against their predictions on the calibrated fabrics."""
+"""This machine's timed runs against every model's prediction on the calibrated fabrics."""
 
 import json
 import sys
+from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.run.files import write_csv
+from collectives.model.fabric import Fabric
+from collectives.run.files import load_trace, write_csv
 from collectives.study import validation
 
 inputs = snakemake.input
+fabrics = [Fabric.from_dict(json.loads(Path(path).read_text())) for path in inputs.fabrics]
+points = [tuple(point) for point in json.loads(snakemake.params.points)]
+traces = dict(zip(points, map(load_trace, inputs.traces), strict=True))
 table = validation.model_against_clock(
     pd.read_csv(inputs.wallclock),
-    pd.read_csv(inputs.fabrics),
+    {fabric.name: fabric for fabric in fabrics},
     json.loads(snakemake.params.calibration),
-    pd.concat([pd.read_csv(path) for path in inputs.replays], ignore_index=True),
+    traces,
 )
 write_csv(snakemake.output.validation, table)
 write_csv(snakemake.output.crossover, validation.crossover_against_clock(table))

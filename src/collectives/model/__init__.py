@@ -3,5 +3,5 @@
 theory (closed-form counts), fabric (link classes and structure), fit (α, β from
 measurements), replay (a trace's time on a fabric), cost (closed-form costs, winners,
 crossovers, cost shape), crossing (the one interpolation rule for where the cheapest
-algorithm changes).
+algorithm changes), ladder (the models of growing detail that predict a timed run).
 """

@@ -10,6 +10,11 @@ nodes use the inter-node class and, with `nic_per_node` k, also one of the node'
 send ports and one of the receiving node's k NIC receive ports: a message takes the port free
 earliest, and waits for it. The completion time is the largest clock.
 
+With `cores` (the resources layer of collectives.model.ladder), the ranks of a node also
+share that many cores: a send holds one of its node's cores for `share` of its duration when
+it starts, a receive when it starts, and a reduction for all of its time, each waiting for
+the core free earliest (so k busy ranks on one core take k times as long).
+
 Ranks are processed in a dependency-respecting order (each runs until it needs a message not
 sent yet), so the replay is linear in the trace, not an event-by-event simulation of time.
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict, deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -49,8 +55,8 @@ class _Port:
         self.ends.insert(index, start + duration)
 
 
-class _Nic:
-    """The k NIC ports of one node in one direction."""
+class _Pool:
+    """k interchangeable units of one node: its NIC ports in one direction, or its cores."""
 
     def __init__(self, ports: int) -> None:
         self.ports = [_Port() for _ in range(ports)]
@@ -63,12 +69,21 @@ class _Nic:
         return starts[best]
 
 
+@dataclass(frozen=True)
+class Cores:
+    """The cores the ranks of one node share, and the share of a message's time that is
+    work on a core (copies, system calls) at each end."""
+
+    per_node: int
+    share: float = 0.5
+
+
 class ReplayError(ValueError):
     """The trace is inconsistent (a receive no send ever matches)."""
 
 
-def replay(trace: Trace, fabric: Fabric) -> float:
-    """Completion time in seconds of `trace` on `fabric`."""
+def replay(trace: Trace, fabric: Fabric, cores: Cores | None = None) -> float:
+    """Completion time in seconds of `trace` on `fabric` (its ranks sharing `cores`)."""
     n = trace.ranks
     kinds, peers, amounts = trace.kind.tolist(), trace.peer.tolist(), trace.amount.tolist()
     offsets = trace.offsets.tolist()
@@ -76,9 +91,11 @@ def replay(trace: Trace, fabric: Fabric) -> float:
     node = [r // group for r in range(n)] if group else [0] * n
     intra, inter = fabric.intra or fabric.link, fabric.link
     shared = fabric.structured and fabric.nic_per_node
-    nic_out = defaultdict(lambda: _Nic(fabric.nic_per_node)) if shared else None
-    nic_in = defaultdict(lambda: _Nic(fabric.nic_per_node)) if shared else None
+    nic_out = defaultdict(lambda: _Pool(fabric.nic_per_node)) if shared else None
+    nic_in = defaultdict(lambda: _Pool(fabric.nic_per_node)) if shared else None
     gamma = fabric.gamma
+    pools = defaultdict(lambda: _Pool(cores.per_node)) if cores else None
+    share = cores.share if cores else 0.0
 
     pc = offsets[:-1]  # each rank's next event
     clock, send_port, recv_port = [0.0] * n, [0.0] * n, [0.0] * n
@@ -98,6 +115,8 @@ def replay(trace: Trace, fabric: Fabric) -> float:
                 start = c if c > s else s
                 if crosses and shared:
                     start = nic_out[node[rank]].acquire(start, duration)
+                if pools is not None:
+                    start = pools[node[rank]].acquire(start, share * duration)
                 s = start + duration
                 key = (rank, peer)
                 channels[key].append(start)
@@ -115,9 +134,14 @@ def replay(trace: Trace, fabric: Fabric) -> float:
                 start = sent if sent > q else q
                 if crosses and shared:
                     start = nic_in[node[rank]].acquire(start, duration)
+                if pools is not None:
+                    start = pools[node[rank]].acquire(start, share * duration)
                 q = start + duration
                 if q > c:
                     c = q
+            elif pools is not None:  # a local reduction, on a shared core
+                work = amount * gamma
+                c = pools[node[rank]].acquire(c, work) + work
             else:  # a local reduction
                 c += amount * gamma
             i += 1

@@ -132,4 +132,5 @@ def versions() -> dict[str, str]:
         "numpy": numpy.__version__,
         "platform": platform.platform(),
         "cpus": str(os.cpu_count()),
+        "cores": str(len(os.sched_getaffinity(0))),  # the cores this process may run on
     }

@@ -86,7 +86,7 @@ def check_runs(table: pd.DataFrame) -> None:
 WALLCLOCK_COLUMNS = [
     "transport", "algorithm", "library", "ranks", "elements", "dtype", "message_bytes",
     "time_median_s", "time_min_s", "algbw_GBps", "busbw_GBps", *COUNT_FIELDS,
-    "matches_theory", "verified", "iterations",
+    "matches_theory", "verified", "iterations", "cores",
 ]  # fmt: skip
 
 
@@ -98,7 +98,9 @@ def wallclock_table(documents: dict[str, dict[str, Any]]) -> pd.DataFrame:
         for index, data in enumerate(document["records"]):
             record = Record.from_dict(data, f"{source}: records[{index}]").to_dict()
             timing = record.pop("timing")
-            row = {key: {**record, **timing}[key] for key in WALLCLOCK_COLUMNS}
+            cores = record["versions"].get("cores")  # where the timed ranks ran
+            fields = {**record, **timing, "cores": int(cores) if cores else None}
+            row = {key: fields[key] for key in WALLCLOCK_COLUMNS}
             rows.append(row)
     table = pd.DataFrame(rows, columns=WALLCLOCK_COLUMNS)
     point = ["transport", "ranks", "elements", "dtype"]

@@ -24,6 +24,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .. import registry
+from ..model import ladder
 from ..model.cost import SEED_PAIR
 from ..model.fabric import Fabric
 from ..run.files import write_atomic
@@ -454,41 +455,58 @@ N_MARKERS = "os^Dv"
 
 
 def validation_figure(validation: pd.DataFrame, clusters: pd.DataFrame):
-    """Predicted against measured time, log-log with y = x (and a 2x band): one panel per
-    transport of this machine (colour: algorithm, marker: N), one for the real clusters
-    (colour: cluster; the cheapest algorithm's prediction)."""
+    """Predicted against measured time, log-log with y = x (and a 2x band): one row per
+    transport of this machine and one column per model of the ladder (colour: algorithm,
+    marker: N), and a panel for the real clusters (colour: cluster; the alpha-beta model's
+    cheapest prediction)."""
     transports = list(dict.fromkeys(validation.transport))
-    panels = transports + (["clusters"] if not clusters.empty else [])
-    fig, axes = plt.subplots(1, len(panels), squeeze=False, figsize=(4.8 * len(panels), 4.8))
-    for axis, panel in zip(axes[0], panels, strict=True):
-        if panel == "clusters":
-            colours = sns.color_palette("dark", len(set(clusters.cluster)))
-            for colour, (name, rows) in zip(colours, clusters.groupby("cluster", sort=False),
-                                            strict=True):  # fmt: skip
-                axis.plot(rows.measured_s, rows.predicted_s, "o", color=colour, markersize=4,
-                          label=f"{name} (N={rows.ranks.iloc[0]})")  # fmt: skip
-            axis.set_title("real clusters: osu_allreduce vs the cheapest prediction")
-            data = clusters
-        else:
-            data = validation[validation.transport == panel]
-            ranks = sorted(set(data.ranks))
-            for (algorithm, n), rows in data.groupby(["algorithm", "ranks"]):
-                axis.plot(rows.measured_s, rows.predicted_s, linestyle="none",
-                          marker=N_MARKERS[ranks.index(n) % len(N_MARKERS)], markersize=5,
+    rows, columns = max(len(transports), 1), len(ladder.MODELS) + (not clusters.empty)
+    fig, axes = plt.subplots(rows, columns, squeeze=False, figsize=(3.9 * columns, 3.9 * rows))
+    for row, transport in zip(axes, transports, strict=False):
+        data = validation[validation.transport == transport]
+        ranks = sorted(set(data.ranks))
+        for axis, model in zip(row, ladder.MODELS, strict=False):
+            predicted = data.assign(predicted_s=data[ladder.column(model)])
+            for (algorithm, n), points in predicted.groupby(["algorithm", "ranks"]):
+                axis.plot(points.measured_s, points.predicted_s, linestyle="none",
+                          marker=N_MARKERS[ranks.index(n) % len(N_MARKERS)], markersize=4.5,
                           markerfacecolor="none", color=_colour(algorithm),
                           label=f"{label(algorithm)}, N={n}")  # fmt: skip
-            axis.set_title(f"this machine, {panel} transport ({data.fabric.iloc[0]})")
-        _identity(axis, data)
-        within = within_factor(data.rel_error, 2).mean()
-        axis.text(0.03, 0.97, f"median |error| {data.rel_error.abs().median():.0%}\n"
-                  f"within 2x: {within:.0%} of {len(data)}", transform=axis.transAxes,
-                  va="top", fontsize=8)  # fmt: skip
-        axis.legend(fontsize=6.5, loc="lower right", ncol=1 if panel == "clusters" else 2)
+            axis.set_title(f"{transport} ({data.fabric.iloc[0]}): {model}", fontsize=9)
+            _accuracy(axis, predicted)
+    if not clusters.empty:
+        axis = axes[0, -1]
+        colours = sns.color_palette("dark", len(set(clusters.cluster)))
+        for colour, (name, points) in zip(colours, clusters.groupby("cluster", sort=False),
+                                          strict=True):  # fmt: skip
+            axis.plot(points.measured_s, points.predicted_s, "o", color=colour, markersize=4,
+                      label=f"{name} (N={points.ranks.iloc[0]})")  # fmt: skip
+        axis.set_title("real clusters: osu_allreduce, alpha-beta", fontsize=9)
+        _accuracy(axis, clusters)
+        axis.legend(fontsize=6.5, loc="lower right")
+        for extra in axes[1:, -1]:
+            extra.set_visible(False)
+    for axis in axes[-1]:
         axis.set_xlabel("measured (median)")
-        axis.set_ylabel("predicted by the model")
-    fig.suptitle("The alpha-beta(-gamma) model against the clock")
-    fig.tight_layout()
+    for axis in axes[:, 0]:
+        axis.set_ylabel("predicted")
+    if transports:
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=7,
+                   frameon=False)  # fmt: skip
+    fig.suptitle("The model ladder against the clock: each layer's prediction of every timed run")
+    fig.tight_layout(rect=(0, 0.08 if transports else 0, 1, 1))
     return fig
+
+
+def _accuracy(axis, data: pd.DataFrame) -> None:
+    """The y = x frame and the panel's median |error| and share within 2x."""
+    _identity(axis, data)
+    rel_error = data.predicted_s / data.measured_s - 1
+    within = within_factor(rel_error, 2).mean()
+    axis.text(0.03, 0.97, f"median |error| {rel_error.abs().median():.0%}\n"
+              f"within 2x: {within:.0%} of {len(data)}", transform=axis.transAxes,
+              va="top", fontsize=8)  # fmt: skip
 
 
 def _identity(axis, data: pd.DataFrame) -> None:

@@ -10,49 +10,50 @@ counts (closed forms, which the measured counts equal on the whole grid).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .. import registry
+from ..model import ladder
 from ..model.cost import SEED_PAIR, closed_form
 from ..model.crossing import takes_over
+from ..model.fabric import Fabric
+from ..model.replay import Cores
+from ..transport.trace import Trace
 from .fabrics import read_osu_latency
 
 
 def model_against_clock(
     wallclock: pd.DataFrame,
-    fabrics: pd.DataFrame,
+    fabrics: Mapping[str, Fabric],
     calibration: dict[str, str],
-    replayed: pd.DataFrame,
+    traces: Mapping[tuple[str, int, int, str], Trace],
 ) -> pd.DataFrame:
-    """Our algorithms' measured medians beside their predictions on the fabric calibrated
-    for their transport: `predicted_s`, the grid's trace of the same (algorithm, N, M)
-    replayed there (alpha, beta and the measured gamma per element added), and
-    `closed_form_s` = rounds * alpha + bytes_critical * beta. rel_error = predicted /
-    measured - 1."""
+    """Our algorithms' measured medians beside every model's prediction (ladder.MODELS) on
+    the fabric calibrated for their transport, from the grid's trace of the same (algorithm,
+    N, M, dtype) and the cores the timed ranks had. `predicted_s` is the top model's;
+    rel_error = predicted / measured - 1."""
     ours = wallclock[~wallclock.library.astype(bool)].copy()
-    links = fabrics.set_index("fabric")
-    ours["fabric"] = ours.transport.map(calibration)
-    ours["alpha_s"] = ours.fabric.map(links.alpha_s)
-    ours["beta_s_per_byte"] = ours.fabric.map(links.beta_s_per_byte)
-    ours["gamma_s_per_element"] = ours.fabric.map(links.gamma_s_per_element)
-    keys = ["fabric", "algorithm", "ranks", "elements", "dtype"]
-    ours = ours.merge(replayed[[*keys, "replayed_s"]], on=keys, how="left", validate="m:1")
-    if ours.replayed_s.isna().any():
-        missing = ours[ours.replayed_s.isna()].iloc[0]
-        raise ValueError(f"no replayed time for {dict(missing[keys])}: not on the grid")
-    ours["closed_form_s"] = closed_form(
-        ours.rounds, ours.bytes_critical, ours.alpha_s, ours.beta_s_per_byte
-    )
-    ours["predicted_s"] = ours.replayed_s
+    rows = []
+    for run in ours.itertuples():
+        fabric = fabrics[calibration[run.transport]]
+        key = (run.algorithm, run.ranks, run.elements, run.dtype)
+        if key not in traces:
+            raise ValueError(f"no trace for {key}: not on the grid")
+        cores = Cores(int(run.cores)) if pd.notna(run.cores) else None
+        predicted = ladder.predict(traces[key], run.rounds, run.bytes_critical, fabric, cores)
+        rows.append({"fabric": fabric.name, **{ladder.column(m): t for m, t in predicted.items()}})
+    ours = pd.concat([ours.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
+    ours["predicted_s"] = ours[ladder.column(ladder.MODELS[-1])]
     ours["measured_s"] = ours.time_median_s
     ours["rel_error"] = ours.predicted_s / ours.measured_s - 1
-    columns = ["transport", "fabric", "algorithm", "ranks", "elements", "dtype", "message_bytes",
-               "rounds", "bytes_critical", "measured_s", "time_min_s", "predicted_s",
-               "closed_form_s", "rel_error"]  # fmt: skip
-    return ours[columns].reset_index(drop=True)
+    columns = ["transport", "fabric", "algorithm", "ranks", "cores", "elements", "dtype",
+               "message_bytes", "rounds", "bytes_critical", "measured_s", "time_min_s",
+               *map(ladder.column, ladder.MODELS), "predicted_s", "rel_error"]  # fmt: skip
+    return ours[columns]
 
 
 def crossover_against_clock(
@@ -142,28 +143,39 @@ def within_factor(rel_error: pd.Series, factor: float) -> pd.Series:
 
 
 def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFrame:
-    """Median and largest |relative error| and the share within 2x, per transport and N
-    (this machine) and per cluster; on this machine also how well the model chooses: the
-    share of sizes where its cheapest algorithm is the measured fastest, and where the
-    measured time of its choice is within 10% of the fastest."""
+    """Per model, and per transport and N (this machine) or per cluster: the median, 90th
+    percentile and largest |relative error|, the shares within 2x and within 25%, and on
+    this machine how well the model chooses: the share of sizes where its cheapest
+    algorithm is the measured fastest, and where the measured time of its choice is within
+    10% of the fastest. Clusters are predicted by the alpha-beta model."""
     parts = []
-    for keys, frame in (
-        (["transport", "ranks"], validation),
-        (["cluster", "ranks"], clusters),
-    ):
-        if frame.empty:
-            continue
-        errors = frame.assign(abs_error=frame.rel_error.abs())
-        summary = errors.groupby(keys).agg(
-            points=("rel_error", "size"),
-            median_abs_rel_error=("abs_error", "median"),
-            max_abs_rel_error=("abs_error", "max"),
-            within_2x=("rel_error", lambda e: float(within_factor(e, 2).mean())),
-        )
-        if "algorithm" in frame:
-            summary = summary.join(_choices(frame, keys))
-        parts.append(summary.reset_index().rename(columns={keys[0]: "where"}))
+    for model in ladder.MODELS:
+        if not validation.empty:
+            here = validation.assign(
+                predicted_s=validation[ladder.column(model)],
+                rel_error=validation[ladder.column(model)] / validation.measured_s - 1,
+            )
+            parts.append(_summary(here, ["transport", "ranks"], model))
+    if not clusters.empty:
+        parts.append(_summary(clusters, ["cluster", "ranks"], ladder.MODELS[0]))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _summary(frame: pd.DataFrame, keys: list[str], model: str) -> pd.DataFrame:
+    errors = frame.assign(abs_error=frame.rel_error.abs())
+    summary = errors.groupby(keys).agg(
+        points=("rel_error", "size"),
+        median_abs_rel_error=("abs_error", "median"),
+        p90_abs_rel_error=("abs_error", lambda e: float(e.quantile(0.9))),
+        max_abs_rel_error=("abs_error", "max"),
+        within_2x=("rel_error", lambda e: float(within_factor(e, 2).mean())),
+        within_25pct=("rel_error", lambda e: float(within_factor(e, 1.25).mean())),
+    )
+    if "algorithm" in frame:
+        summary = summary.join(_choices(frame, keys))
+    summary = summary.reset_index().rename(columns={keys[0]: "where"})
+    summary.insert(2, "model", model)
+    return summary
 
 
 def _choices(validation: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -1,0 +1,57 @@
+"""The model ladder: each layer on small hand-built traces with known answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectives.model import ladder
+from collectives.model.fabric import Fabric, LinkClass
+from collectives.model.replay import Cores, replay
+from collectives.transport.trace import RECV, REDUCE, SEND
+from tests.model.test_replay import trace_of
+
+LINK = LinkClass(1.0, 0.01)  # one message of b bytes: 1 + b/100 seconds
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_k_ranks_on_one_core_take_k_times_as_long(k):
+    trace = trace_of(*([(REDUCE, -1, 1000)] for _ in range(k)))
+    fabric = Fabric("flat", "given", LINK, gamma=1e-3)  # each reduction: 1 s of work
+    assert replay(trace, fabric) == pytest.approx(1.0)
+    assert replay(trace, fabric, Cores(k)) == pytest.approx(1.0)
+    assert replay(trace, fabric, Cores(1)) == pytest.approx(k)
+
+
+def test_two_copies_sharing_a_core_take_twice_as_long():
+    trace = trace_of([(SEND, 1, 100)], [(RECV, 0, 100)])  # one message: 2 s
+    fabric = Fabric("flat", "given", LINK)
+    assert replay(trace, fabric) == pytest.approx(2.0)
+    assert replay(trace, fabric, Cores(2, share=1.0)) == pytest.approx(2.0)  # a core each
+    assert replay(trace, fabric, Cores(1, share=1.0)) == pytest.approx(4.0)  # one after the other
+    assert replay(trace, fabric, Cores(1, share=0.5)) == pytest.approx(3.0)  # half of each
+
+
+def test_cores_are_per_node_on_a_two_level_fabric():
+    # ranks 0 and 1 on node 0, 2 and 3 on node 1: each node's two reductions share one core
+    trace = trace_of(*([(REDUCE, -1, 1000)] for _ in range(4)))
+    fabric = Fabric("two-level", "structured", LINK, intra=LINK, ranks_per_node=2, gamma=1e-3)
+    assert replay(trace, fabric, Cores(1)) == pytest.approx(2.0)
+
+
+def test_each_layer_adds_one_thing():
+    exchange = [(SEND, 1, 100), (RECV, 1, 100), (REDUCE, -1, 1000)]
+    trace = trace_of(exchange, [(SEND, 0, 100), (RECV, 0, 100), (REDUCE, -1, 1000)])
+    nodes = Fabric("nodes", "structured", LINK, intra=LinkClass(0.1, 0.001), ranks_per_node=1,
+                   gamma=1e-3)  # fmt: skip
+    times = ladder.predict(trace, rounds=1, bytes_critical=100, fabric=nodes, cores=Cores(2))
+    assert list(times) == list(ladder.MODELS)
+    assert times["alpha-beta"] == pytest.approx(1 * 1.0 + 100 * 0.01)  # the closed form
+    assert times["+gamma"] == pytest.approx(2.0 + 1.0)  # and the reduction
+    assert times["+structure"] == pytest.approx(times["+gamma"])  # one rank per node: inter
+    assert times["+resources"] == pytest.approx(times["+structure"])  # a core per copy
+    one_core = ladder.predict(trace, 1, 100, nodes, Cores(1, share=0.5))["+resources"]
+    assert one_core == pytest.approx(4.0)  # a rank's send and receive copies share its core
+    shared = Fabric("one node", "structured", LINK, intra=LINK, ranks_per_node=2, gamma=1e-3)
+    both = ladder.predict(trace, 1, 100, shared, Cores(1, share=0.5))
+    assert both["+resources"] > both["+structure"]  # two ranks queue for one core
+    assert ladder.column("alpha-beta") == "alpha_beta_s" and ladder.column("+gamma") == "gamma_s"
