@@ -95,9 +95,9 @@ def fabric_files(kinds=None):
     ]
 
 
-def replay_tables(fabrics=None):
-    """Every run replayed on each fabric (default: all of them)."""
-    return [paths.REPLAY.format(fabric=fabric) for fabric in (fabrics or PLAN.fabrics)]
+def replay_tables():
+    """Every run replayed on each fabric."""
+    return [paths.REPLAY.format(fabric=fabric) for fabric in PLAN.fabrics]
 
 
 def fabric_config(wildcards):

@@ -27,10 +27,11 @@ def predict(
 ) -> dict[str, float]:
     """Every model's time in seconds for one run (its trace and its measured counts)."""
     flat = replace(fabric, intra=None, ranks_per_node=None, nic_per_node=None)
-    structured = replay(trace, fabric)
+    unstructured = replay(trace, flat)
+    structured = replay(trace, fabric) if fabric.structured else unstructured
     return {
         "alpha-beta": float(closed_form(rounds, bytes_critical, fabric.alpha, fabric.beta)),
-        "+gamma": replay(trace, flat),
+        "+gamma": unstructured,
         "+structure": structured,
         "+resources": replay(trace, fabric, cores) if cores else structured,
     }

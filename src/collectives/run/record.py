@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +108,7 @@ class Record:
 
     def with_trace(self, name: str) -> Record:
         """The same record naming its trace file."""
-        return Record(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "trace": name})
+        return replace(self, trace=name)
 
 
 def read_record(path: str | os.PathLike) -> Record:

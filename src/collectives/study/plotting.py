@@ -125,6 +125,7 @@ def crossover_figure(
                 f"{label(bandwidth)} beats\n{label(latency)}\nfrom {format_bytes(at)}",
                 xy=(at, 0.97), xytext=(4, 0), xycoords=("data", "axes fraction"),
                 textcoords="offset points", va="top", fontsize=8, color="0.2",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.85, "lw": 0},
             )  # fmt: skip
         axis.set_title(fabric)
         bytes_axis(axis)
