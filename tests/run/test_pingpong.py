@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from collectives.run.pingpong import pingpong
+from collectives.run.pingpong import exchange, pingpong
 
 
 def test_one_way_times_are_positive_and_grow_with_size():
@@ -41,3 +41,27 @@ def test_command_writes_a_csv_the_fabric_reader_accepts(tmp_path):
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_exchange_rounds_are_timed_per_size(ranks):
+    sizes, seconds = exchange([1, 1 << 20], ranks, iterations=10, warmup=2)
+    assert list(sizes) == [1, 1 << 20] and np.all(seconds > 0)
+    assert seconds[-1] > seconds[0]  # a MiB each way takes longer than a byte
+
+
+def test_exchange_command(tmp_path):
+    out = tmp_path / "exchange.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "collectives", "exchange", "--ranks", "4", "--sizes", "8,4096",
+         "--iterations", "10", "--output", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [int(r["bytes"]) for r in csv.DictReader(out.open())] == [8, 4096]
+    bad = subprocess.run(
+        [sys.executable, "-m", "collectives", "exchange", "--ranks", "1", "--sizes", "8",
+         "--output", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "at least 2 ranks" in bad.stderr

@@ -27,6 +27,23 @@ def test_reads_the_chosen_latency_table_and_skips_bandwidth_tables():
         fabrics.read_osu_latency(BAIDU, table=3)
 
 
+def test_a_stream_table_gives_the_per_message_occupancy():
+    stream = fabrics.read_osu_stream(ABCI)  # osu_mbw_mr, one pair, a window of 64
+    assert stream.nbytes[0] == 1 and stream.seconds[0] == pytest.approx(1 / 5.45e6)
+    assert stream.seconds[-1] == pytest.approx(4194304 / 47885.84e6)
+    assert fabrics.read_osu_stream(BAIDU) is None  # latency tables only
+    bibw = (
+        REPO
+        / "config/fabrics/sigma2_olivia_slingshot11_osu_latency_bibw_host_2nodes_openmpi_cxi.txt"
+    )
+    assert fabrics.read_osu_stream(bibw) is None  # both directions at once: not one link's
+    link = fabrics.build("abci", {"measurements": str(ABCI.relative_to(REPO))}, REPO).link
+    gap, per_byte = link.occupancy
+    assert 1.5e-7 < gap < 2.5e-7 and 1 / per_byte == pytest.approx(46e9, rel=0.1)
+    holds = link.holds(np.array([1.0, 1 << 22]))
+    assert (holds < link.times(np.array([1.0, 1 << 22]))).all()  # the rest is latency
+
+
 def test_malformed_and_missing_files(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("# OSU MPI Latency Test\n# Size  Latency (us)\n0  1.5\n1  oops\n")

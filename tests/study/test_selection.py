@@ -96,39 +96,6 @@ def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
         )
 
 
-@pytest.mark.parametrize(
-    ("ranks", "nbytes", "itemsize", "expected"),
-    [
-        (8, 2048, 8, "recursive_doubling"),
-        (8, 2049, 8, "rabenseifner"),
-        (64, 2**20, 8, "rabenseifner"),
-        (1024, 8184, 8, "recursive_doubling"),  # 1023 elements < 1024 = pof2: RD
-        (1024, 8192, 8, "rabenseifner"),
-        (3, 4096, 4, "rabenseifner"),
-    ],
-)
-def test_mpich_classic_rule(ranks, nbytes, itemsize, expected):
-    assert selection.mpich_classic(ranks, nbytes, itemsize) == expected
-
-
-@pytest.mark.parametrize(
-    ("ranks", "nbytes", "expected"),
-    [
-        (2, 4, "ring"), (2, 4000, "recursive_doubling"), (2, 5000, "ring"),
-        (3, 10000, "recursive_doubling"), (3, 20000, "ring"), (2, 100_000, "segmented_ring"),
-        (2, 262144, "rabenseifner"), (4, 15, "ring"), (4, 8191, "recursive_doubling"),
-        (8, 8192, "rabenseifner"), (16, 63, "segmented_ring"), (16, 4095, "recursive_doubling"),
-        (32, 127, "segmented_ring"), (32, 128, "rabenseifner"), (64, 262143, "recursive_doubling"),
-        (128, 1000, "nonoverlapping"), (256, 4096, "rabenseifner"),
-        (512, 10000, "recursive_doubling"), (2048, 3000, "segmented_ring"),
-        (4096, 20000, "recursive_doubling"), (4096, 32768, "rabenseifner"),
-    ],
-)  # fmt: skip
-def test_open_mpi_fixed_rule(ranks, nbytes, expected):
-    """Spot checks of coll_tuned_decision_fixed.c (commutative allreduce), at the edges."""
-    assert selection.open_mpi_fixed(ranks, nbytes) == expected
-
-
 def test_the_comparison_fills_a_row_per_fabric_and_n(costs, table):
     agreement = selection.library_agreement(costs, FABRICS.assign(kind="given"), table, "float64")
     text = markdown.libraries_markdown(agreement, "float64")

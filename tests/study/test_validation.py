@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from collectives import registry
-from collectives.model import ladder, theory
+from collectives.model import ladder, libraries, theory
 from collectives.model.fabric import Fabric, LinkClass
-from collectives.model.replay import Cores, replay
+from collectives.model.fit import Points
+from collectives.model.replay import replay
 from collectives.run.measure import measure
 from collectives.run.record import Record, Timing
 from collectives.study import validation
@@ -62,7 +64,7 @@ def test_ratios_divide_by_the_library_timed_on_the_same_ranks():
 
 @pytest.fixture(scope="module")
 def traces():
-    """The grid's trace of every timed run of DOCUMENT."""
+    """The recorded trace of every timed run of DOCUMENT."""
     keys = [(r["algorithm"], r["ranks"], r["elements"], r["dtype"]) for r in DOCUMENT["records"]
             if not r["library"]]  # fmt: skip
     return {key: measure(*key[:3], dtype=key[3]).trace for key in keys}
@@ -71,21 +73,25 @@ def traces():
 def test_every_model_predicts_every_timed_run(traces):
     table = wallclock_table({"N4.json": DOCUMENT})
     fabric = Fabric("local-mpi", "measured", LinkClass(1e-5, 1e-9), gamma=1e-10)
-    result = validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"},
-                                            traces)  # fmt: skip
+    sizes = np.array([1.0, 1e3, 1e6])
+    busy = Points(sizes, 3e-5 + 2e-9 * sizes)  # the exchange of 4 ranks: slower
+    result = validation.model_against_clock(
+        table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, {("mpi", 4): busy}
+    )
     ours = table[~table.library].reset_index(drop=True)
     closed = ours.rounds * 1e-5 + ours.bytes_critical * 1e-9
     assert list(result.alpha_beta_s) == pytest.approx(list(closed))
+    shared = Fabric("busy", "measured", LinkClass(3e-5, 2e-9), gamma=1e-10)
     for index, row in result.iterrows():
         trace = traces[(row.algorithm, row.ranks, row.elements, row["dtype"])]
         assert row.gamma_s == row.structure_s == replay(trace, fabric)  # flat: no structure
-        assert row.resources_s == replay(trace, fabric, Cores(1))  # the record's cores
-        assert row.resources_s > row.structure_s  # 4 ranks queue for one core
-        assert row.predicted_s == row.resources_s
+        resources = replay(trace, shared, validation.OWN_CORE)
+        assert row.resources_s == pytest.approx(resources, rel=1e-6)  # the exchange's link
+        assert row.resources_s > row.structure_s
+        assert row.predicted_s == row.protocol_s  # the top model
         assert row.rel_error == pytest.approx(row.predicted_s / ours.time_median_s[index] - 1)
-    missing = dict(list(traces.items())[1:])
-    with pytest.raises(ValueError, match="no trace for"):
-        validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, missing)
+    with pytest.raises(ValueError, match="no exchange benchmark for mpi at N=4"):
+        validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, {})
 
 
 def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():
@@ -103,51 +109,86 @@ def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():
     assert row.predicted_bytes == pytest.approx(80 + 720 * 1 / 2)
 
 
+INTER = Fabric("ib", "given", LinkClass(2e-6, 1e-10))
+ABCI_16 = "config/fabrics/abci_anode_osu_allreduce_host_16ranks_ib_hdr_2nodes.txt"
+FLAT_ALGORITHMS = ["ring", "recursive_doubling", "rabenseifner"]
+
+
 @pytest.fixture(scope="module")
 def clusters():
-    fabrics = pd.DataFrame({"fabric": ["ib"], "alpha_s": [2e-6], "beta_s_per_byte": [1e-10]})
-    entry = {
-        "fabric": "ib",
-        "ranks": 16,
-        "ranks_per_node": 8,
-        "allreduce": "config/fabrics/abci_anode_osu_allreduce_host_16ranks_ib_hdr_2nodes.txt",
-    }
-    algorithms = ["ring", "recursive_doubling", "rabenseifner"]  # fmt: skip
-    return validation.clusters_against_clock({"abci": entry}, fabrics, algorithms, REPO)
+    entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": ABCI_16}
+    return validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
+                                             REPO)  # fmt: skip
 
 
-def test_clusters_are_predicted_by_every_algorithm_from_the_fit(clusters):
+def test_without_a_library_the_cheapest_algorithm_is_predicted(clusters):
     assert len(clusters) == 24 and clusters.message_bytes.iloc[0] == 4
     first = clusters.iloc[0]  # 4 bytes = 1 float: recursive doubling's 4 rounds of 4 bytes
-    assert first.recursive_doubling_s == pytest.approx(4 * 2e-6 + 16 * 1e-10)
+    assert first.algorithm == "recursive_doubling" and first.library == ""
+    assert first.alpha_beta_s == pytest.approx(4 * 2e-6 + 16 * 1e-10)
     assert first.measured_s == pytest.approx(3.35e-6)
-    best = clusters[["ring_s", "recursive_doubling_s", "rabenseifner_s"]].min(axis=1)
-    assert list(clusters.predicted_s) == pytest.approx(list(best))
-    assert (clusters.shared_s >= clusters.predicted_s).all()  # 8 ranks share a link
-    inside = (clusters.predicted_s <= clusters.measured_s) & (
-        clusters.measured_s <= clusters.shared_s
-    )
-    assert list(clusters.between) == list(inside)
+    for row in clusters.itertuples():  # alpha-beta: the cheapest closed form
+        counts = [registry.get(a).predict(16, row.message_bytes // 4, 4) for a in FLAT_ALGORITHMS]
+        cheapest = min(c.rounds * 2e-6 + c.bytes_critical * 1e-10 for c in counts)
+        assert row.alpha_beta_s == pytest.approx(cheapest)
+    assert (clusters.predicted_s == clusters.cheapest_s).all()
+    assert (clusters.protocol_s == clusters.predicted_s).all()
+
+
+def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_the_intra_link(tmp_path):
+    # a single-node log made from known intra-node alpha and beta under Open MPI 4.0's rule
+    alpha, beta, sizes = 5e-7, 2e-10, [4 << k for k in range(0, 22, 3)]
+    lines = ["# OSU MPI Allreduce Latency Test v5.7", "# Size       Avg Latency(us)"]
+    for size in sizes:
+        algorithm = libraries.library_choice("openmpi-4.0", 8, size, 4)
+        counts = registry.get(algorithm).predict(8, size // 4, 4)
+        lines.append(f"{size} {(counts.rounds * alpha + counts.bytes_critical * beta) * 1e6}")
+    (tmp_path / "node.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run.txt").write_text((REPO / ABCI_16).read_text())
+    entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": "run.txt",
+             "library": "openmpi-4.0", "node": {"allreduce": "node.txt", "ranks": 8}}  # fmt: skip
+    intra = validation.node_link(entry, 4, tmp_path)
+    assert (intra.alpha, intra.beta) == pytest.approx((alpha, beta), rel=1e-6)
+    table = validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
+                                              tmp_path)  # fmt: skip
+    expected = [libraries.library_choice("openmpi-4.0", 16, b, 4) for b in table.message_bytes]
+    assert list(table.algorithm) == expected and set(table.library) == {"openmpi-4.0"}
+    assert (table.intra == "node log").all()
+    assert (table.structure_s < table.alpha_beta_s).any()  # cheaper links inside the nodes
+
+
+def test_a_measured_stream_lets_latency_overlap_on_a_shared_nic():
+    # 2 nodes x 8 ranks, one NIC each: recursive doubling's last round sends 8 messages per
+    # node through it. Holding the NIC for alpha (alpha-beta) queues them 8 deep; holding it
+    # for the gap g measured with messages in flight lets their latency overlap.
+    inter = Fabric("ib", "measured", LinkClass(2e-6, 1e-10, occupancy=(2e-7, 1e-10)))
+    entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "nic_per_node": 1,
+             "allreduce": ABCI_16}  # fmt: skip
+    table = validation.clusters_against_clock({"x": entry}, {"ib": inter},
+                                              ["recursive_doubling"], REPO)  # fmt: skip
+    small = table.iloc[0]  # 4 bytes: 3 intra rounds on the same link, then 1 shared round
+    assert small.structure_s == pytest.approx(3 * 2e-6 + 8 * 2e-6, rel=1e-3)
+    assert small.resources_s == pytest.approx(3 * 2e-6 + 2e-6 + 7 * 2e-7, rel=1e-3)
 
 
 def test_no_clusters_still_make_a_readable_table(tmp_path):
     """A wallclock section without clusters: the table has its header, so the next rule
     can read it back."""
-    fabrics = pd.DataFrame({"fabric": ["ib"], "alpha_s": [2e-6], "beta_s_per_byte": [1e-10]})
-    table = validation.clusters_against_clock({}, fabrics, ["ring", "rabenseifner"], REPO)
+    table = validation.clusters_against_clock({}, {"ib": INTER}, FLAT_ALGORITHMS, REPO)
     table.to_csv(tmp_path / "clusters.csv", index=False)
     back = pd.read_csv(tmp_path / "clusters.csv")
-    assert back.empty and {"ring_s", "rabenseifner_s", "rel_error"} <= set(back.columns)
+    assert back.empty and {"protocol_s", "cheapest_s", "rel_error"} <= set(back.columns)
     assert validation.error_summary(pd.DataFrame(), back).empty
 
 
 def test_the_summary_has_a_row_per_transport_and_n_and_per_cluster(clusters):
     here = pd.DataFrame({"transport": ["queue"] * 3, "ranks": [2] * 3, "measured_s": 1.0,
-                         "predicted_s": [1.0, 0.5, 4.0]})  # fmt: skip
+                         "predicted_s": [1.0, 0.5, 4.0], "algorithm": "ring",
+                         "message_bytes": [8, 80, 800]})  # fmt: skip
     here = with_models(here)
     summary = validation.error_summary(here, clusters)
-    assert list(summary["where"]) == ["queue"] * len(ladder.MODELS) + ["abci"]
-    assert list(summary.model) == [*ladder.MODELS, "alpha-beta"]
+    assert list(summary["where"]) == ["queue", "abci"] * len(ladder.MODELS)
+    assert list(summary.model) == [m for m in ladder.MODELS for _ in range(2)]
     row = summary.iloc[0]
     assert (row.points, row.median_abs_rel_error, row.max_abs_rel_error) == (3, 0.5, 3.0)
     assert row.within_2x == pytest.approx(2 / 3) and row.within_25pct == pytest.approx(1 / 3)

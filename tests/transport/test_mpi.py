@@ -102,6 +102,16 @@ def test_pingpong_over_mpi_gives_the_local_mpi_points(tmp_path):
     assert reductions.read_text().startswith("elements,seconds\n")
 
 
+def test_exchange_over_mpi_times_every_pair_at_once(tmp_path):
+    out = tmp_path / "exchange.csv"
+    done = mpiexec(4, "exchange", "--transport", "mpi", "--ranks", "4", "--sizes", "8,65536",
+                   "--iterations", "5", "--output", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(",") for line in out.read_text().splitlines()]
+    assert rows[0] == ["bytes", "seconds"] and [int(size) for size, _ in rows[1:]] == [8, 65536]
+    assert all(float(seconds) > 0 for _, seconds in rows[1:])
+
+
 def test_a_rank_count_mismatch_fails_every_rank_and_writes_nothing(tmp_path):
     out = tmp_path / "record.json"
     done = mpiexec(2, "measure", "--transport", "mpi", "--algorithm", "ring", "--ranks", "3",

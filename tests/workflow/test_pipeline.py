@@ -52,7 +52,7 @@ def test_every_table_is_written(workdir):
     assert measurements.verified.all() and measurements.matches_theory.all()
     assert set(measurements.algorithm) >= {"ring", "hierarchical-G2"}
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
-    assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr200-azure", "roce-40gbe",
+    assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr-abci", "roce-40gbe",
                                  "csv-example", "two-level", "local", "local-mpi"}  # fmt: skip
 
 
@@ -190,15 +190,18 @@ def test_the_model_meets_the_clock(workdir):
     ours = wallclock[~wallclock.library]
     assert ours.matches_theory.all() and (ours[ours.transport == "mpi"].ratio_to_mpi > 0).all()
     validation = pd.read_csv(workdir / "results/tables/validation.csv")
-    assert len(validation) == 2 * 2 * 2 and (validation.predicted_s > 0).all()
+    assert len(validation) == 2 * 2 * 3 and (validation.predicted_s > 0).all()
     assert set(validation.fabric) == {"local", "local-mpi"}
     assert (validation.cores == len(os.sched_getaffinity(0))).all()  # what the ranks had
     for model in ladder.MODELS:  # the whole ladder, every point
         assert (validation[ladder.column(model)] > 0).all()
     clusters = pd.read_csv(workdir / "results/tables/validation_clusters.csv")
-    assert len(clusters) == 19 and set(clusters.cluster) == {"azure-hbv3-192"}
+    assert len(clusters) == 24 and set(clusters.cluster) == {"abci-16"}
+    assert set(clusters.library) == {"openmpi-4.0"} and (clusters.intra == "node log").all()
+    for model in ladder.MODELS:
+        assert (clusters[ladder.column(model)] > 0).all()
     summary = pd.read_csv(workdir / "results/tables/validation_summary.csv")
-    assert set(summary["where"]) == {"queue", "mpi", "azure-hbv3-192"}
+    assert set(summary["where"]) == {"queue", "mpi", "abci-16"}
     assert set(summary.model) == set(ladder.MODELS)
 
 

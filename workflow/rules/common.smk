@@ -165,22 +165,47 @@ def wallclock_runs():
     ]
 
 
-def wallclock_points():
-    """Every timed (algorithm, N, M, dtype) of ours: the grid points whose traces the
-    models replay to predict them."""
+def exchange_keys():
+    """Every timed (transport, N): each has an exchange benchmark."""
     if WALLCLOCK is None:
         return []
+    return [(t, n) for t in WALLCLOCK.transports for n in WALLCLOCK.ranks]
+
+
+def exchange_runs():
+    """The exchange benchmark of every timed (transport, N): the resources layer's links."""
+    return [paths.EXCHANGE.format(transport=t, ranks=n) for t, n in exchange_keys()]
+
+
+def exchange_pingpong(wildcards):
+    """The ping-pong settings of the fabric that calibrates the transport."""
+    return config["fabrics"][WALLCLOCK.fabrics[wildcards.transport]]["pingpong"]
+
+
+def exchange_sizes(wildcards):
+    """The exchange's message sizes: its transport's ping-pong sizes, comma-separated."""
+    return ",".join(map(str, expand_axis(exchange_pingpong(wildcards)["sizes"])))
+
+
+def exchange_iterations(wildcards):
+    return exchange_pingpong(wildcards).get("iterations", 200)
+
+
+def cluster_fabrics():
+    """The fabric (JSON) of each cluster's inter-node link."""
+    clusters = WALLCLOCK.clusters.values() if WALLCLOCK else []
+    return sorted({paths.FABRIC.format(fabric=entry["fabric"]) for entry in clusters})
+
+
+def cluster_logs():
+    """Every cluster's osu_allreduce log, and its single-node log where it has one."""
+    clusters = WALLCLOCK.clusters.values() if WALLCLOCK else []
     return [
-        (algorithm, ranks, elements, config["figures"]["dtype"])
-        for algorithm in WALLCLOCK.algorithms
-        for ranks in WALLCLOCK.ranks
-        for elements in WALLCLOCK.elements
+        log["allreduce"]
+        for entry in clusters
+        for log in (entry, entry.get("node"))
+        if log
     ]
-
-
-def wallclock_traces():
-    """The traces of wallclock_points(), in its order."""
-    return [paths.trace(d, a, n, m) for a, n, m, d in wallclock_points()]
 
 
 def bench_peers(wildcards):

@@ -34,6 +34,29 @@ rule bench:
         " 2> {log}"
 
 
+rule exchange:
+    output:
+        paths.EXCHANGE,
+    log:
+        paths.log("exchange/{transport}/N{ranks}"),
+    priority: 100  # first, while no other job competes for the cores
+    conda:
+        ENV
+    threads: all_cores  # a timing measurement: run it alone
+    resources:
+        runtime=RUNTIME_MINUTES,
+        mpi=mpi_launcher,
+        tasks=mpi_tasks,
+        cpus_per_task=cpus_per_task,
+    params:
+        launcher=timing_command,
+        sizes=exchange_sizes,
+        iterations=exchange_iterations,
+    shell:
+        "{params.launcher} exchange --transport {wildcards.transport} --ranks {wildcards.ranks}"
+        " --sizes {params.sizes} --iterations {params.iterations} --output {output} 2> {log}"
+
+
 rule wallclock_table:
     input:
         wallclock_runs(),
@@ -50,12 +73,8 @@ rule wallclock_table:
 
 rule validation_clusters:
     input:
-        fabrics=paths.table("fabrics.csv"),
-        allreduce=(
-            [entry["allreduce"] for entry in WALLCLOCK.clusters.values()]
-            if WALLCLOCK
-            else []
-        ),
+        fabrics=cluster_fabrics(),
+        logs=cluster_logs(),
     output:
         paths.table("validation_clusters.csv"),
     log:
@@ -78,8 +97,8 @@ rule validation:
             if WALLCLOCK
             else []
         ),
-        traces=wallclock_traces(),
         clusters=paths.table("validation_clusters.csv"),
+        exchanges=exchange_runs(),
     output:
         validation=paths.table("validation.csv"),
         crossover=paths.table("validation_crossover.csv"),
@@ -91,7 +110,7 @@ rule validation:
         ENV
     params:
         calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
-        points=json.dumps(wallclock_points()),
+        exchanges=json.dumps(exchange_keys()),
     script:
         "../scripts/validation.py"
 

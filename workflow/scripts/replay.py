@@ -1,19 +1,17 @@
 """Every run's trace replayed on one fabric."""
 
-import json
 import sys
-from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.model.fabric import Fabric
 from collectives.run.files import write_csv
 from collectives.study.aggregate import replayed_runs
+from collectives.study.fabrics import load_fabric
 
 inputs = snakemake.input
-fabric = Fabric.from_dict(json.loads(Path(inputs.fabric).read_text()))
+fabric = load_fabric(inputs.fabric)
 table = pd.DataFrame(replayed_runs(inputs.records, inputs.traces, fabric))
 table.insert(0, "fabric", fabric.name)
 write_csv(snakemake.output[0], table)

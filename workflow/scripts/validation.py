@@ -8,19 +8,22 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.model.fabric import Fabric
-from collectives.run.files import load_trace, write_csv
+from collectives.run.files import write_csv
 from collectives.study import validation
+from collectives.study.fabrics import load_fabric, read_csv_points
 
 inputs = snakemake.input
-fabrics = [Fabric.from_dict(json.loads(Path(path).read_text())) for path in inputs.fabrics]
-points = [tuple(point) for point in json.loads(snakemake.params.points)]
-traces = dict(zip(points, map(load_trace, inputs.traces), strict=True))
+fabrics = [load_fabric(path) for path in inputs.fabrics]
 table = validation.model_against_clock(
     pd.read_csv(inputs.wallclock),
     {fabric.name: fabric for fabric in fabrics},
     json.loads(snakemake.params.calibration),
-    traces,
+    {
+        (transport, ranks): read_csv_points(Path(path))
+        for (transport, ranks), path in zip(
+            json.loads(snakemake.params.exchanges), inputs.exchanges, strict=True
+        )
+    },
 )
 write_csv(snakemake.output.validation, table)
 write_csv(snakemake.output.crossover, validation.crossover_against_clock(table))

@@ -1,4 +1,4 @@
-"""Real clusters' osu_allreduce against the model fitted from their osu_latency."""
+"""Real clusters' osu_allreduce against the model ladder, from their own micro-benchmarks."""
 
 import json
 import sys
@@ -6,15 +6,12 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
-import pandas as pd
-
 from collectives.run.files import write_csv
+from collectives.study.fabrics import load_fabric
 from collectives.study.validation import clusters_against_clock
 
+fabrics = {fabric.name: fabric for fabric in map(load_fabric, snakemake.input.fabrics)}
 table = clusters_against_clock(
-    json.loads(snakemake.params.clusters),
-    pd.read_csv(snakemake.input.fabrics),
-    list(snakemake.params.algorithms),
-    Path("."),
+    json.loads(snakemake.params.clusters), fabrics, list(snakemake.params.algorithms), Path(".")
 )
 write_csv(snakemake.output[0], table)

@@ -14,7 +14,10 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .fit import Fit
+from .protocol import Segment, segment_times
 
 
 @dataclass(frozen=True)
@@ -26,10 +29,28 @@ class LinkClass:
     kind: str = "given"  # or "measured"
     fit: Fit | None = None
     measurements: dict[str, list[float]] = field(default_factory=dict, compare=False)
+    segments: tuple[Segment, ...] = ()  # the protocol layer's α-β per size segment
+    occupancy: tuple[float, float] | None = None  # (g, G): a message's hold on its ports
 
     def time(self, nbytes: float) -> float:
         """One message of `nbytes` on this class: α + β·bytes."""
         return self.alpha + nbytes * self.beta
+
+    def times(self, nbytes: np.ndarray) -> np.ndarray:
+        """Many messages' times: by their size's segment if the class has segments."""
+        if self.segments:
+            return segment_times(self.segments, nbytes)
+        return self.alpha + nbytes * self.beta
+
+    def holds(self, nbytes: np.ndarray) -> np.ndarray:
+        """How long each message holds its ports (LogGP's g + G·bytes, measured with many
+        messages in flight); the rest of its time is latency that overlaps other messages.
+        Without a stream measurement a message holds its ports for all of its time."""
+        times = self.times(nbytes)
+        if self.occupancy is None:
+            return times
+        gap, per_byte = self.occupancy
+        return np.minimum(gap + nbytes * per_byte, times)
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,9 @@ class Fabric:
                 fit = Fit(
                     **{**fit, "alpha_ci": tuple(fit["alpha_ci"]), "beta_ci": tuple(fit["beta_ci"])}
                 )
-            return LinkClass(**{**value, "fit": fit})
+            segments = tuple(Segment(**s) for s in value.get("segments", ()))
+            occupancy = tuple(value["occupancy"]) if value.get("occupancy") else None
+            return LinkClass(**{**value, "fit": fit, "segments": segments, "occupancy": occupancy})
 
         return cls(**{**data, "link": link(data["link"]), "intra": link(data.get("intra"))})
 

@@ -13,7 +13,16 @@ earliest, and waits for it. The completion time is the largest clock.
 With `cores` (the resources layer of collectives.model.ladder), the ranks of a node also
 share that many cores: a send holds one of its node's cores for `share` of its duration when
 it starts, a receive when it starts, and a reduction for all of its time, each waiting for
-the core free earliest (so k busy ranks on one core take k times as long).
+the core free earliest (so k busy ranks on one core take k times as long). Where a node has
+a core for every hold a rank can make (a send, a receive and a reduction), none waits. With
+`of_rank`, each rank has such cores of its own: its send, receive and reductions take turns
+on them, and the sharing between ranks is left to the links (measured with all ranks busy).
+
+`pipelined` (the same layer) splits a message's time w into what holds its ports, the
+link's occupancy h = g + G·bytes measured with many messages in flight (LogGP's gap), and
+latency w - h that overlaps other messages: the send port and NIC are held for h, the
+receive starts no earlier than t + w - h and holds its port for h. Without an occupancy,
+h = w, the model above.
 
 Ranks are processed in a dependency-respecting order (each runs until it needs a message not
 sent yet), so the replay is linear in the trace, not an event-by-event simulation of time.
@@ -22,12 +31,13 @@ sent yet), so the replay is linear in the trace, not an event-by-event simulatio
 from __future__ import annotations
 
 import bisect
+import math
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..transport.trace import RECV, SEND, Trace
+from ..transport.trace import RECV, REDUCE, SEND, Trace
 from .fabric import Fabric, LinkClass
 
 
@@ -62,38 +72,57 @@ class _Pool:
         self.ports = [_Port() for _ in range(ports)]
 
     def acquire(self, ready: float, duration: float) -> float:
-        """Book the port that can start earliest; return the start time."""
-        starts = [port.earliest(ready, duration) for port in self.ports]
-        best = min(range(len(starts)), key=starts.__getitem__)
-        self.ports[best].book(starts[best], duration)
-        return starts[best]
+        """Book the port that can start earliest (the first free at `ready`, when one is:
+        none can start sooner); return the start time."""
+        best, start = None, math.inf
+        for port in self.ports:
+            earliest = port.earliest(ready, duration)
+            if earliest < start:
+                best, start = port, earliest
+                if earliest <= ready:
+                    break
+        best.book(start, duration)
+        return start
 
 
 @dataclass(frozen=True)
 class Cores:
     """The cores the ranks of one node share, and the share of a message's time that is
-    work on a core (copies, system calls) at each end."""
+    work on a core (copies, system calls) at each end. `of_rank`: `per_node` cores for
+    each rank alone instead (a single-threaded rank's own work, one thing at a time, where
+    the sharing between ranks is already in the links)."""
 
     per_node: int
     share: float = 0.5
+    of_rank: bool = False
+
+
+HOLDS_PER_RANK = 3  # a rank holds cores for at most one send, one receive, one reduction
 
 
 class ReplayError(ValueError):
     """The trace is inconsistent (a receive no send ever matches)."""
 
 
-def replay(trace: Trace, fabric: Fabric, cores: Cores | None = None) -> float:
-    """Completion time in seconds of `trace` on `fabric` (its ranks sharing `cores`)."""
+def replay(
+    trace: Trace, fabric: Fabric, cores: Cores | None = None, pipelined: bool = False
+) -> float:
+    """Completion time in seconds of `trace` on `fabric` (its ranks sharing `cores`;
+    `pipelined`: a message holds its ports only for its links' measured occupancy)."""
     n = trace.ranks
-    kinds, peers, amounts = trace.kind.tolist(), trace.peer.tolist(), trace.amount.tolist()
-    offsets = trace.offsets.tolist()
+    kinds, peers, offsets = trace.kind.tolist(), trace.peer.tolist(), trace.offsets.tolist()
     group = fabric.ranks_per_node if fabric.structured else None
     node = [r // group for r in range(n)] if group else [0] * n
-    intra, inter = fabric.intra or fabric.link, fabric.link
+    crossing, durations, holds = _prices(trace, fabric, pipelined)
+    crossing, holds = crossing.tolist(), holds.tolist()
+    lags = (durations - np.asarray(holds)).tolist()  # latency overlapping other messages
     shared = fabric.structured and fabric.nic_per_node
     nic_out = defaultdict(lambda: _Pool(fabric.nic_per_node)) if shared else None
     nic_in = defaultdict(lambda: _Pool(fabric.nic_per_node)) if shared else None
-    gamma = fabric.gamma
+    sharing = 1 if cores and cores.of_rank else (group or n)
+    if cores and cores.per_node >= HOLDS_PER_RANK * sharing:
+        cores = None  # a core for every hold: no rank ever waits for one
+    owner = list(range(n)) if cores and cores.of_rank else node
     pools = defaultdict(lambda: _Pool(cores.per_node)) if cores else None
     share = cores.share if cores else 0.0
 
@@ -107,16 +136,14 @@ def replay(trace: Trace, fabric: Fabric, cores: Cores | None = None) -> float:
         i, end = pc[rank], offsets[rank + 1]
         c, s, q = clock[rank], send_port[rank], recv_port[rank]
         while i < end:
-            kind, peer, amount = kinds[i], peers[i], amounts[i]
+            kind, peer, duration = kinds[i], peers[i], holds[i]
             if kind == SEND:
-                crosses = node[rank] != node[peer]
-                link = inter if crosses else intra
-                duration = link.alpha + amount * link.beta  # link.time, inlined: hot loop
+                crosses = crossing[i]
                 start = c if c > s else s
                 if crosses and shared:
                     start = nic_out[node[rank]].acquire(start, duration)
                 if pools is not None:
-                    start = pools[node[rank]].acquire(start, share * duration)
+                    start = pools[owner[rank]].acquire(start, share * duration)
                 s = start + duration
                 key = (rank, peer)
                 channels[key].append(start)
@@ -128,28 +155,49 @@ def replay(trace: Trace, fabric: Fabric, cores: Cores | None = None) -> float:
                     blocked[(peer, rank)] = rank
                     break
                 sent = queue.popleft()
-                crosses = node[rank] != node[peer]
-                link = inter if crosses else intra
-                duration = link.alpha + amount * link.beta  # link.time, inlined: hot loop
+                crosses = crossing[i]
+                sent += lags[i]
                 start = sent if sent > q else q
                 if crosses and shared:
                     start = nic_in[node[rank]].acquire(start, duration)
                 if pools is not None:
-                    start = pools[node[rank]].acquire(start, share * duration)
+                    start = pools[owner[rank]].acquire(start, share * duration)
                 q = start + duration
                 if q > c:
                     c = q
             elif pools is not None:  # a local reduction, on a shared core
-                work = amount * gamma
-                c = pools[node[rank]].acquire(c, work) + work
+                c = pools[owner[rank]].acquire(c, duration) + duration
             else:  # a local reduction
-                c += amount * gamma
+                c += duration
             i += 1
         pc[rank], clock[rank], send_port[rank], recv_port[rank] = i, c, s, q
     stuck = [r for r in range(n) if pc[r] < offsets[r + 1]]
     if stuck:
         raise ReplayError(f"ranks {stuck[:8]} wait for messages that are never sent")
     return max(clock, default=0.0)
+
+
+def _prices(
+    trace: Trace, fabric: Fabric, pipelined: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per event: whether it crosses between nodes, its duration (a message's on the link
+    class it crosses, a reduction's amount·γ), and how long it holds its ports (all of its
+    duration, unless `pipelined`), computed for the whole trace at once."""
+    ranks = np.repeat(np.arange(trace.ranks), np.diff(trace.offsets))
+    amounts = trace.amount.astype(float)
+    is_message = trace.kind != REDUCE
+    if fabric.structured:
+        group = fabric.ranks_per_node
+        crossing = is_message & (ranks // group != trace.peer // group)
+    else:
+        crossing = np.zeros(len(ranks), bool)
+    intra = fabric.intra or fabric.link
+    durations = np.where(crossing, fabric.link.times(amounts), intra.times(amounts))
+    durations = np.where(is_message, durations, amounts * fabric.gamma)
+    if not pipelined:
+        return crossing, durations, durations
+    holds = np.where(crossing, fabric.link.holds(amounts), intra.holds(amounts))
+    return crossing, durations, np.where(is_message, holds, durations)
 
 
 def by_link_class(trace: Trace, ranks_per_node: int) -> dict[str, dict[str, int]]:

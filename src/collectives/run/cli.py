@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     _bench_arguments(commands)
     commands.add_parser("algorithms", help="list the registered algorithms")
     _pingpong_arguments(commands)
+    _exchange_arguments(commands)
     return parser
 
 
@@ -111,18 +112,35 @@ def _pingpong_arguments(commands) -> None:
         "under mpiexec -n 2); writes a CSV (bytes, seconds) that the pipeline fits like any "
         "measured fabric.",
     )
-    ping.add_argument("--sizes", required=True, help="comma-separated message sizes in bytes")
-    ping.add_argument(
-        "--transport", choices=TRANSPORTS, default="queue", help="queue (default) or mpi"
-    )
-    ping.add_argument("--iterations", type=int, default=200, help="round trips per size")
-    ping.add_argument("--warmup", type=int, default=10, help="untimed round trips per size")
-    ping.add_argument("--output", required=True, help="CSV file to write (atomically)")
+    _point_to_point_arguments(ping, "round trips")
     ping.add_argument(
         "--reduce-output",
         help="also time in-place float64 additions and write them here (elements,seconds): "
         "the fabric's gamma",
     )
+
+
+def _exchange_arguments(commands) -> None:
+    swap = commands.add_parser(
+        "exchange",
+        help="time rounds in which N ranks swap messages in pairs at once",
+        description="osu_mbw_mr-style: N ranks in N/2 pairs each swap a message (sendrecv) "
+        "at once, round after round (mpi: run under mpiexec -n N); writes a CSV (bytes, "
+        "seconds per round) that calibrates the model's resources layer for N ranks.",
+    )
+    swap.add_argument("--ranks", type=int, default=2, help="N >= 2 (default 2)")
+    _point_to_point_arguments(swap, "rounds")
+
+
+def _point_to_point_arguments(command: argparse.ArgumentParser, repeats: str) -> None:
+    """The options the point-to-point micro-benchmarks share."""
+    command.add_argument("--sizes", required=True, help="comma-separated message sizes in bytes")
+    command.add_argument(
+        "--transport", choices=TRANSPORTS, default="queue", help="queue (default) or mpi"
+    )
+    command.add_argument("--iterations", type=int, default=200, help=f"timed {repeats} per size")
+    command.add_argument("--warmup", type=int, default=10, help=f"untimed {repeats} per size")
+    command.add_argument("--output", required=True, help="CSV file to write (atomically)")
 
 
 def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:
@@ -253,6 +271,22 @@ def _pingpong(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exchange(args: argparse.Namespace) -> int:
+    from .pingpong import exchange  # only this command needs it
+
+    try:
+        sizes = [int(size) for size in args.sizes.split(",")]
+        measured = exchange(sizes, args.ranks, args.iterations, args.warmup,
+                            transport=args.transport)  # fmt: skip
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except RankFailure as exc:
+        raise MeasurementError(f"exchange: {exc}") from None
+    if measured is not None:  # None: an MPI rank other than the root
+        _write_points(args.output, "bytes", *measured)
+    return 0
+
+
 def _write_points(path: str, unit: str, sizes, seconds) -> None:
     rows = "".join(f"{size},{t:.9e}\n" for size, t in zip(sizes, seconds, strict=True))
     write_text(path, f"{unit},seconds\n" + rows)
@@ -263,6 +297,7 @@ COMMANDS = {
     "bench": _bench,
     "algorithms": _algorithms,
     "pingpong": _pingpong,
+    "exchange": _exchange,
 }
 
 

@@ -1,8 +1,15 @@
-"""Ping-pong over this project's own transports: the `local` and `local-mpi` fabrics.
+"""Point-to-point micro-benchmarks over this project's own transports.
 
-Like OSU's osu_latency: rank 0 sends a message of each size to rank 1, which sends it
-back; after warm-up round trips, the one-way time is half the median round trip. The two
-ranks are pinned to different cores when there are two.
+`pingpong`, like OSU's osu_latency: rank 0 sends a message of each size to rank 1, which
+sends it back; after warm-up round trips, the one-way time is half the median round trip.
+The two ranks are pinned to different cores when there are two. It calibrates the `local`
+and `local-mpi` fabrics.
+
+`exchange`, like osu_mbw_mr with every rank busy: N ranks in ⌊N/2⌋ pairs swap a message of
+each size at once (a sendrecv), round after round, as the rounds of a pairwise all-reduce
+do; the time of a round is what a message costs when N ranks share the machine (its cores,
+its memory bandwidth, the transport's way of waiting). Ranks are placed as the timed runs
+place them (not pinned).
 """
 
 from __future__ import annotations
@@ -72,6 +79,56 @@ def pingpong(
     if run is None:
         return None
     return np.array(sizes), run.results[0].copy()
+
+
+def exchange(
+    sizes: list[int],
+    ranks: int,
+    iterations: int = 200,
+    warmup: int = 10,
+    timeout: float = DEFAULT_TIMEOUT,
+    transport: str = "queue",
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sizes (bytes) and the median time of one round in which N/2 pairs swap a message of
+    that size at once (averaged over the ranks that swap); None on MPI ranks other than
+    the root."""
+    sizes = sorted(int(size) for size in sizes)
+    if not sizes or sizes[0] < 0:
+        raise ValueError("exchange sizes must be non-negative")
+    if ranks < 2:
+        raise ValueError(f"exchange needs at least 2 ranks, got {ranks}")
+    if iterations < 1 or warmup < 0:
+        raise ValueError("iterations must be >= 1 and warmup >= 0")
+
+    def program(comm, _):
+        partner = comm.rank ^ 1  # the last of an odd N has none: it waits at the barrier
+        per_round = np.zeros(len(sizes))
+        for index, size in enumerate(sizes):
+            outgoing, incoming = np.zeros(size, np.uint8), np.zeros(size, np.uint8)
+            repeats = iterations if size <= LARGE_MESSAGE else max(10, iterations // 10)
+            rounds = np.empty(repeats)
+            for i in range(-warmup, repeats):
+                comm.barrier()
+                started = time.perf_counter()
+                if partner < ranks:
+                    comm.sendrecv(outgoing, partner, partner, out=incoming)
+                if i >= 0:
+                    rounds[i] = time.perf_counter() - started
+            per_round[index] = np.median(rounds)
+        return per_round
+
+    links = get_transport(transport)
+    run = links.launch(
+        ranks,
+        lambda rank: None,
+        program,
+        results=links.result_array((ranks, len(sizes)), np.float64),
+        largest_message=max(sizes[-1], 1),
+        timeout=timeout,
+    )
+    if run is None:
+        return None
+    return np.array(sizes), run.results[: ranks - ranks % 2].mean(axis=0)
 
 
 REDUCE_SIZES = [4**k for k in range(5, 11)]  # 1 Ki .. 1 Mi elements

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import registry
+from ..model.libraries import RULES
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, measured_parts, read_measurements
 from .grid import expand_axis
@@ -180,21 +181,11 @@ def _wallclock(
     fabrics: dict[str, str],
     basedir: Path,
 ) -> Wallclock:
-    """The wallclock section: timed points on the grid (their traces give the predictions),
-    calibrated fabrics that exist, and cluster files that parse."""
+    """The wallclock section: timed points, calibrated fabrics that exist, and cluster
+    files that parse."""
     section = config["wallclock"]
-    timed_ranks = _axis(section, "ranks", 1, MAX_RANKS, key_prefix="wallclock.")
+    timed_ranks = _axis(section, "ranks", 2, MAX_RANKS, key_prefix="wallclock.")
     timed_elements = _axis(section, "elements", 1, None, key_prefix="wallclock.")
-    for key, values, grid in (
-        ("ranks", timed_ranks, ranks),
-        ("elements", timed_elements, elements),
-    ):
-        off = [v for v in values if v not in grid]
-        if off:
-            raise ConfigError(
-                f"wallclock.{key}: {off[0]} is not on the grid's {key} axis (its traces give "
-                "the predictions)"
-            )
     names = section["algorithms"]
     for index, name in enumerate(names):
         if name not in registry.ALGORITHMS or registry.ALGORITHMS[name].parameters:
@@ -247,10 +238,22 @@ def _clusters(clusters: dict[str, Any], fabrics: dict[str, str], basedir: Path) 
         key = f"wallclock.clusters.{name}"
         if fabrics.get(entry["fabric"]) not in ("given", "measured"):
             raise ConfigError(f"{key}.fabric: {entry['fabric']!r} is not a flat fabric in fabrics")
-        try:
-            read_measurements(basedir / entry["allreduce"], "osu", entry.get("table", 1))
-        except FabricError as exc:
-            raise ConfigError(f"{key}.allreduce: {exc}") from None
+        logs = [("allreduce", entry)] + (
+            [("node.allreduce", entry["node"])] if "node" in entry else []
+        )
+        for part, where in logs:
+            try:
+                read_measurements(basedir / where["allreduce"], "osu", where.get("table", 1))
+            except FabricError as exc:
+                raise ConfigError(f"{key}.{part}: {exc}") from None
+        if "library" in entry and entry["library"] not in RULES:
+            raise ConfigError(
+                f"{key}.library: {entry['library']!r} is not one of {', '.join(RULES)}"
+            )
+        if "node" in entry and "library" not in entry:
+            raise ConfigError(f"{key}.node: needs library (whose algorithm ran on the node)")
+        if entry.get("ranks_per_node", 1) > entry["ranks"]:
+            raise ConfigError(f"{key}.ranks_per_node: more than ranks ({entry['ranks']})")
 
 
 def _need_mpi(key: str) -> None:

@@ -8,6 +8,9 @@ or two such link classes with nodes (collectives.model.fabric).
 from __future__ import annotations
 
 import csv
+import json
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,43 +20,76 @@ from ..model.fabric import Fabric, LinkClass
 from ..model.fit import Points, fit_alpha_beta
 
 FORMATS = ("osu", "csv")
+STREAM_TESTS = re.compile(r"# OSU MPI (Bandwidth Test|Multiple Bandwidth / Message Rate)")
 
 
 class FabricError(ValueError):
     """A fabric's description or measurement file is unusable."""
 
 
+@dataclass
+class _OsuTable:
+    """One table of an OSU output: the benchmark's title line, its column header, and its
+    data lines with their line numbers (parsed by whoever reads the table)."""
+
+    title: str
+    header: str
+    lines: list[tuple[int, str]] = field(default_factory=list)
+
+    def rows(self, path: Path, expected: str) -> list[tuple[int, float]]:
+        """The (size, first value) rows; FabricError naming the line if one is malformed."""
+        rows = []
+        for number, raw in self.lines:
+            fields = raw.split()
+            try:
+                rows.append((int(fields[0]), float(fields[1])))
+            except (ValueError, IndexError):
+                raise FabricError(f"{path}:{number}: expected '{expected}', got {raw!r}") from None
+        return rows
+
+
+def _osu_tables(path: Path) -> list[_OsuTable]:
+    """Every table of an OSU Micro-Benchmarks output: a '# Size ...' header and the lines
+    after it, up to the next benchmark's '# OSU ...' title; other '#' lines are comments."""
+    tables: list[_OsuTable] = []
+    title, current = "", None
+    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("# OSU"):
+            title, current = line, None
+        elif line.lower().startswith("# size"):
+            current = _OsuTable(title, line)
+            tables.append(current)
+        elif line and not line.startswith("#") and current is not None:
+            current.lines.append((number, raw))
+    return tables
+
+
 def read_osu_latency(path: Path, table: int = 1) -> Points:
     """Read the `table`-th latency table (1-based) of an OSU Micro-Benchmarks output.
 
-    Lines starting with '#' are headers; a table whose column header mentions 'Latency'
-    (osu_latency, osu_multi_lat) holds rows 'size_bytes latency_us'. Other tables in the
-    same file (osu_bw, osu_bibw, ...) are skipped.
+    A table whose column header mentions 'Latency' (osu_latency, osu_multi_lat,
+    osu_allreduce) holds rows 'size_bytes latency_us'. Other tables in the same file
+    (osu_bw, osu_bibw, ...) are skipped.
     """
-    tables: list[list[tuple[int, float]]] = []
-    current: list[tuple[int, float]] | None = None
-    for number, raw in enumerate(path.read_text().splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("#"):
-            if line.startswith("# OSU"):
-                current = None
-            if "Latency" in line and line.lower().startswith("# size"):
-                current = []
-                tables.append(current)
-            continue
-        if not line or current is None:
-            continue
-        fields = line.split()
-        try:
-            current.append((int(fields[0]), float(fields[1])))
-        except (ValueError, IndexError):
-            raise FabricError(f"{path}:{number}: expected 'size latency_us', got {raw!r}") from None
+    tables = [t for t in _osu_tables(path) if "Latency" in t.header]
     if not tables:
         raise FabricError(f"{path}: no OSU latency table (a '# Size ... Latency (us)' header)")
     if not 1 <= table <= len(tables):
         raise FabricError(f"{path}: table {table} requested, the file has {len(tables)}")
-    rows = tables[table - 1]
+    rows = tables[table - 1].rows(path, "size latency_us")
     return _points(path, [size for size, _ in rows], [us * 1e-6 for _, us in rows])
+
+
+def read_osu_stream(path: Path) -> Points | None:
+    """The per-message time of a stream of messages, from the first one-way bandwidth table
+    of an OSU output (osu_bw, or osu_mbw_mr with one pair: many messages in flight), as
+    size / bandwidth; None if the file has no such table. OSU's MB/s are 10^6 bytes/s."""
+    stream = next((t for t in _osu_tables(path) if STREAM_TESTS.search(t.title)), None)
+    if stream is None:
+        return None
+    rows = stream.rows(path, "size MB/s")
+    return _points(path, [size for size, _ in rows], [size / (mbs * 1e6) for size, mbs in rows])
 
 
 def read_csv_points(path: Path, size: str = "bytes") -> Points:
@@ -163,23 +199,24 @@ def build(
         if reductions is not None and "gamma" not in entry:
             common["gamma"] = fit_alpha_beta(read_csv_points(reductions, "elements")).beta
         return Fabric(
-            kind="measured", link=_fitted(name, read_measurements(pingpong, "csv")), **common
+            kind="measured", link=fitted_link(name, read_measurements(pingpong, "csv")), **common
         )
     return Fabric(kind=kind, link=_link(name, entry, base), **common)
 
 
 def _link(name: str, spec: dict[str, Any], base: Path) -> LinkClass:
     if "measurements" in spec:
-        points = read_measurements(
-            base / spec["measurements"], spec.get("format"), spec.get("table", 1)
-        )
-        return _fitted(name, points)
+        path = base / spec["measurements"]
+        points = read_measurements(path, spec.get("format"), spec.get("table", 1))
+        stream = read_osu_stream(path) if spec.get("format", "osu") == "osu" else None
+        return fitted_link(name, points, stream)
     beta = spec["beta"] if "beta" in spec else 1.0 / spec["bandwidth"]
     return LinkClass(alpha=float(spec["alpha"]), beta=float(beta), kind="given")
 
 
-def _fitted(name: str, points: Points) -> LinkClass:
-    """A link fitted from measurements; FabricError if the fit is unphysical."""
+def fitted_link(name: str, points: Points, stream: Points | None = None) -> LinkClass:
+    """A link fitted from measurements (and its per-message occupancy from a stream of
+    messages, where measured); FabricError if the fit is unphysical."""
     fit = fit_alpha_beta(points)
     if fit.alpha <= 0 or fit.beta <= 0:
         raise FabricError(
@@ -192,4 +229,21 @@ def _fitted(name: str, points: Points) -> LinkClass:
         kind="measured",
         fit=fit,
         measurements={"bytes": points.nbytes.tolist(), "seconds": points.seconds.tolist()},
+        occupancy=_occupancy(name, stream) if stream is not None else None,
     )
+
+
+def _occupancy(name: str, stream: Points) -> tuple[float, float]:
+    """(g, G) of a stream's per-message time g + G·bytes; FabricError if unphysical."""
+    fit = fit_alpha_beta(stream)
+    if fit.alpha < 0 or fit.beta <= 0:
+        raise FabricError(
+            f"fabric {name}: the bandwidth table gives g={fit.alpha:.3g} s, "
+            f"G={fit.beta:.3g} s/B; g must be >= 0 and G positive"
+        )
+    return (fit.alpha, fit.beta)
+
+
+def load_fabric(path: str | Path) -> Fabric:
+    """A fabric as the `fabric` rule wrote it (results/fabrics/{name}.json)."""
+    return Fabric.from_dict(json.loads(Path(path).read_text()))

@@ -13,6 +13,7 @@ TRACE = trace_path_for(RECORD)
 WALLCLOCK = f"{RESULTS}/wallclock/{{transport}}/N{{ranks}}.json"
 PINGPONG = f"{RESULTS}/pingpong/{{fabric}}.csv"
 REDUCTIONS = f"{RESULTS}/pingpong/{{fabric}}.reduce.csv"
+EXCHANGE = f"{RESULTS}/pingpong/{{transport}}/exchange_N{{ranks}}.csv"
 FABRIC = f"{RESULTS}/fabrics/{{fabric}}.json"
 REPLAY = f"{RESULTS}/replay/{{fabric}}.csv"
 SELECTION = f"{RESULTS}/selection/{{fabric}}.json"

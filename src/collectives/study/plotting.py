@@ -456,17 +456,17 @@ N_MARKERS = "os^Dv"
 
 
 def validation_figure(validation: pd.DataFrame, clusters: pd.DataFrame):
-    """Predicted against measured time, log-log with y = x (and a 2x band): one row per
-    transport of this machine and one column per model of the ladder (colour: algorithm,
-    marker: N), and a panel for the real clusters (colour: cluster; the alpha-beta model's
-    cheapest prediction)."""
+    """Predicted against measured time, log-log with y = x (and a 2x band): one column per
+    model of the ladder, one row per transport of this machine (colour: algorithm, marker:
+    N) and a row for the real clusters (colour: cluster)."""
     transports = list(dict.fromkeys(validation.transport))
-    rows, columns = max(len(transports), 1), len(ladder.MODELS) + (not clusters.empty)
-    fig, axes = plt.subplots(rows, columns, squeeze=False, figsize=(3.9 * columns, 3.9 * rows))
+    rows, columns = len(transports) + (not clusters.empty), len(ladder.MODELS)
+    fig, axes = plt.subplots(max(rows, 1), columns, squeeze=False,
+                             figsize=(3.9 * columns, 3.9 * max(rows, 1)))  # fmt: skip
     for row, transport in zip(axes, transports, strict=False):
         data = validation[validation.transport == transport]
         ranks = sorted(set(data.ranks))
-        for axis, model in zip(row, ladder.MODELS, strict=False):
+        for axis, model in zip(row, ladder.MODELS, strict=True):
             predicted = data.assign(predicted_s=data[ladder.column(model)])
             for (algorithm, n), points in predicted.groupby(["algorithm", "ranks"]):
                 axis.plot(points.measured_s, points.predicted_s, linestyle="none",
@@ -476,17 +476,18 @@ def validation_figure(validation: pd.DataFrame, clusters: pd.DataFrame):
             axis.set_title(f"{transport} ({data.fabric.iloc[0]}): {model}", fontsize=9)
             _accuracy(axis, predicted)
     if not clusters.empty:
-        axis = axes[0, -1]
-        colours = sns.color_palette("dark", len(set(clusters.cluster)))
-        for colour, (name, points) in zip(colours, clusters.groupby("cluster", sort=False),
-                                          strict=True):  # fmt: skip
-            axis.plot(points.measured_s, points.predicted_s, "o", color=colour, markersize=4,
-                      label=f"{name} (N={points.ranks.iloc[0]})")  # fmt: skip
-        axis.set_title("real clusters: osu_allreduce, alpha-beta", fontsize=9)
-        _accuracy(axis, clusters)
-        axis.legend(fontsize=6.5, loc="lower right")
-        for extra in axes[1:, -1]:
-            extra.set_visible(False)
+        colours = sns.color_palette("Set1", len(set(clusters.cluster)))
+        for axis, model in zip(axes[-1], ladder.MODELS, strict=True):
+            predicted = clusters.assign(predicted_s=clusters[ladder.column(model)])
+            groups = predicted.groupby("cluster", sort=False)
+            for index, (colour, (name, points)) in enumerate(zip(colours, groups, strict=True)):
+                axis.plot(points.measured_s, points.predicted_s, linestyle="none",
+                          marker=N_MARKERS[index % len(N_MARKERS)], color=colour,
+                          markersize=4.5, markerfacecolor="none",
+                          label=f"{name} (N={points.ranks.iloc[0]})")  # fmt: skip
+            axis.set_title(f"real clusters (osu_allreduce): {model}", fontsize=9)
+            _accuracy(axis, predicted)
+        axes[-1, -1].legend(fontsize=6.5, loc="lower right")
     for axis in axes[-1]:
         axis.set_xlabel("measured (median)")
     for axis in axes[:, 0]:
@@ -496,7 +497,7 @@ def validation_figure(validation: pd.DataFrame, clusters: pd.DataFrame):
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=7,
                    frameon=False)  # fmt: skip
     fig.suptitle("The model ladder against the clock: each layer's prediction of every timed run")
-    fig.tight_layout(rect=(0, 0.08 if transports else 0, 1, 1))
+    fig.tight_layout(rect=(0, 0.06 if transports else 0, 1, 1))
     return fig
 
 

@@ -17,33 +17,15 @@ import pandas as pd
 
 from .. import registry
 from ..model import cost
+from ..model.libraries import (
+    INF,
+    MPICH_SHORT_MSG_SIZE,
+    OPEN_MPI,
+    OPEN_MPI_AS_OURS,
+    mpich_classic,
+    open_mpi_fixed,
+)
 from .units import format_bytes
-
-MPICH_SHORT_MSG_SIZE = 2048  # MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, MPICH's classic switch
-
-# Open MPI's fixed decision for a commutative allreduce (ompi/mca/coll/tuned/
-# coll_tuned_decision_fixed.c, v4.1 and v5: switch points averaged from ompi-collectives-
-# tuning runs): per communicator size below the first number, (message bytes below, algorithm)
-# in order. Its segmented ring is a ring here; "nonoverlapping" (reduce then bcast) is the
-# binomial tree; "basic_linear" is naive.
-INF = math.inf
-OPEN_MPI = [
-    (4, [(8, "ring"), (4096, "recursive_doubling"), (8192, "ring"), (16384, "recursive_doubling"),
-         (65536, "ring"), (262144, "segmented_ring"), (INF, "rabenseifner")]),
-    (8, [(16, "ring"), (8192, "recursive_doubling"), (INF, "rabenseifner")]),
-    (16, [(8192, "recursive_doubling"), (INF, "rabenseifner")]),
-    (32, [(64, "segmented_ring"), (4096, "recursive_doubling"), (INF, "rabenseifner")]),
-    (64, [(128, "segmented_ring"), (INF, "rabenseifner")]),
-    (128, [(262144, "recursive_doubling"), (INF, "rabenseifner")]),
-    (256, [(131072, "nonoverlapping"), (262144, "recursive_doubling"), (INF, "rabenseifner")]),
-    (512, [(4096, "nonoverlapping"), (INF, "rabenseifner")]),
-    (2048, [(2048, "nonoverlapping"), (16384, "recursive_doubling"), (INF, "rabenseifner")]),
-    (4096, [(2048, "nonoverlapping"), (4096, "segmented_ring"), (16384, "recursive_doubling"),
-            (INF, "rabenseifner")]),
-    (INF, [(2048, "nonoverlapping"), (16384, "segmented_ring"), (32768, "recursive_doubling"),
-           (INF, "rabenseifner")]),
-]  # fmt: skip
-OPEN_MPI_AS_OURS = {"segmented_ring": "ring", "nonoverlapping": "binomial_tree"}
 
 
 def exportable(algorithm: str) -> bool:
@@ -100,23 +82,6 @@ def mpich_json(selection: pd.DataFrame) -> dict[str, Any]:
     if by_size:
         by_size["comm_size=any"] = by_size[list(by_size)[-1]]
     return {"collective=allreduce": {"comm_type=intra": by_size}}
-
-
-def mpich_classic(ranks: int, nbytes: int, itemsize: int) -> str:
-    """MPICH's classic rule: recursive doubling for short messages (or fewer elements than
-    the largest power of two <= N), Rabenseifner otherwise."""
-    power_of_two = 1 << (ranks.bit_length() - 1)
-    if nbytes <= MPICH_SHORT_MSG_SIZE or nbytes // itemsize < power_of_two:
-        return "recursive_doubling"
-    return "rabenseifner"
-
-
-def open_mpi_fixed(ranks: int, nbytes: int) -> str:
-    """Open MPI's fixed decision, in Open MPI's own algorithm names."""
-    for below, steps in OPEN_MPI:
-        if ranks < below:
-            return next(algorithm for limit, algorithm in steps if nbytes < limit)
-    raise AssertionError("unreachable: the last row covers every size")
 
 
 REASONS = {

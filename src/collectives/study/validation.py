@@ -11,40 +11,61 @@ counts (closed forms, which the measured counts equal on the whole grid).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import registry
 from ..model import ladder
-from ..model.cost import SEED_PAIR, closed_form
+from ..model.cost import SEED_PAIR
 from ..model.crossing import takes_over
-from ..model.fabric import Fabric
+from ..model.fabric import Fabric, LinkClass
+from ..model.fit import Points
+from ..model.libraries import library_choice
 from ..model.replay import Cores
+from ..transport.dry import dry_trace
 from ..transport.trace import Trace
-from .fabrics import read_osu_latency
+from .fabrics import fitted_link, read_osu_latency
+
+# The exchange link carries the ranks' sharing of the machine; each rank's own work (its
+# send's and receive's copies, its reductions) then takes turns on its own core.
+OWN_CORE = Cores(1, share=0.5, of_rank=True)
 
 
 def model_against_clock(
     wallclock: pd.DataFrame,
     fabrics: Mapping[str, Fabric],
     calibration: dict[str, str],
-    traces: Mapping[tuple[str, int, int, str], Trace],
+    exchanges: Mapping[tuple[str, int], Points],
 ) -> pd.DataFrame:
     """Our algorithms' measured medians beside every model's prediction (ladder.MODELS) on
-    the fabric calibrated for their transport, from the grid's trace of the same (algorithm,
-    N, M, dtype) and the cores the timed ranks had. `predicted_s` is the top model's;
-    rel_error = predicted / measured - 1."""
+    the fabric calibrated for their transport (and, from the resources layer on, the link
+    of its exchange benchmark at the same N), from the trace of the same (algorithm, N, M,
+    dtype) (the dry transport's, the one the run recorded) and the cores the timed ranks
+    had. `predicted_s` is the top model's; rel_error = predicted / measured - 1."""
     ours = wallclock[~wallclock.library.astype(bool)].copy()
+    rungs = {}
+    for (transport, ranks), points in exchanges.items():
+        fabric = fabrics[calibration[transport]]
+        busy = replace(fabric, link=fitted_link(f"{fabric.name} exchange N{ranks}", points))
+        rungs[(transport, ranks)] = ladder.rungs(fabric, busy)
+    traces: dict[tuple[str, int, int, str], Trace] = {}
     rows = []
     for run in ours.itertuples():
         fabric = fabrics[calibration[run.transport]]
         key = (run.algorithm, run.ranks, run.elements, run.dtype)
         if key not in traces:
-            raise ValueError(f"no trace for {key}: not on the grid")
-        cores = Cores(int(run.cores)) if pd.notna(run.cores) else None
-        predicted = ladder.predict(traces[key], run.rounds, run.bytes_critical, fabric, cores)
+            itemsize = np.dtype(run.dtype).itemsize
+            allreduce = registry.get(run.algorithm).allreduce
+            traces[key] = dry_trace(allreduce, run.ranks, run.elements, itemsize)
+        if (run.transport, run.ranks) not in rungs:
+            raise ValueError(f"no exchange benchmark for {run.transport} at N={run.ranks}")
+        predicted = ladder.predict(
+            traces[key], run.rounds, run.bytes_critical, rungs[(run.transport, run.ranks)], OWN_CORE
+        )
         rows.append({"fabric": fabric.name, **{ladder.column(m): t for m, t in predicted.items()}})
     ours = pd.concat([ours.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
     ours["predicted_s"] = ours[ladder.column(ladder.MODELS[-1])]
@@ -82,58 +103,109 @@ def crossover_against_clock(
     return pd.DataFrame(rows, columns=["transport", "ranks", "predicted_bytes", "measured_bytes"])
 
 
+def node_link(entry: dict[str, Any], itemsize: int, base: Path) -> LinkClass:
+    """The intra-node link class of a cluster, fitted from a single-node osu_allreduce of
+    the same system: each size's time, under the algorithm the library ran there, becomes
+    one message's time (time / rounds for bytes_critical / rounds bytes: exact for ring and
+    recursive doubling, whose rounds all move equal messages) and those points are fitted
+    as a ping-pong is. Learned from collective timings, but never from a predicted run."""
+    node = entry["node"]
+    ranks = node["ranks"]
+    measured = read_osu_latency(base / node["allreduce"], node.get("table", 1))
+    sizes, seconds = [], []
+    for nbytes, time in zip(measured.nbytes, measured.seconds, strict=True):
+        elements = max(1, int(nbytes) // itemsize)
+        algorithm = library_choice(entry["library"], ranks, elements * itemsize, itemsize)
+        counts = registry.get(algorithm).predict(ranks, elements, itemsize)
+        sizes.append(counts.bytes_critical / counts.rounds)
+        seconds.append(time / counts.rounds)
+    return fitted_link(f"{entry['fabric']} node", Points(np.array(sizes), np.array(seconds)))
+
+
+def cluster_fabric(name: str, entry: dict[str, Any], inter: Fabric, base: Path) -> Fabric:
+    """A cluster as a two-level fabric: its osu_latency fit between nodes, its node log's
+    fit inside them (or the same link, assumed, without a node log), its ranks per node
+    sharing `nic_per_node` NIC ports."""
+    itemsize = entry.get("itemsize", 4)
+    intra = node_link(entry, itemsize, base) if "node" in entry else inter.link
+    return Fabric(
+        name=name,
+        kind="structured",
+        link=inter.link,
+        intra=intra,
+        ranks_per_node=entry.get("ranks_per_node", 1),
+        nic_per_node=entry.get("nic_per_node", 1),
+        description=entry.get("description", ""),
+    )
+
+
 def clusters_against_clock(
     clusters: dict[str, dict[str, Any]],
-    fabrics: pd.DataFrame,
+    fabrics: Mapping[str, Fabric],
     algorithms: list[str],
     base: Path,
 ) -> pd.DataFrame:
-    """Each cluster's osu_allreduce times beside every algorithm's prediction from its
-    fabric's fit, and the cheapest prediction (what ideal selection would reach).
+    """Each cluster's osu_allreduce times beside every ladder model's prediction, from the
+    dry traces of the algorithm its library ran (its decision rule, where `library` is
+    known) or else of the cheapest, and the cheapest algorithm's time beside it.
 
-    The fit is one pair of ranks on otherwise idle nodes: each rank has the link to itself.
-    `shared_s` is the other extreme, the cheapest algorithm when all G ranks of a node
-    share that one link (beta times G); real runs should fall between the two.
+    Between nodes the link is the fit of the system's osu_latency; inside a node, the fit
+    of its single-node osu_allreduce (`node`), or the same link where it has none; the
+    ranks of a node share its NICs, and its cores where it has more ranks than cores (a
+    rank pinned to a core of its own never waits for one). γ is not known for a cluster:
+    the +gamma rung equals alpha-beta, and a node log's fit carries the reductions' cost.
     """
-    links = fabrics.set_index("fabric")
     rows = []
     for name, entry in clusters.items():
+        inter = fabrics[entry["fabric"]]
+        fabric = cluster_fabric(name, entry, inter, base)
+        rungs = ladder.rungs(fabric)
+        cores_per_node = entry.get("cores_per_node", fabric.ranks_per_node)
+        cores = Cores(cores_per_node) if cores_per_node < fabric.ranks_per_node else None
         measured = read_osu_latency(base / entry["allreduce"], entry.get("table", 1))
-        alpha = links.loc[entry["fabric"], "alpha_s"]
-        beta = links.loc[entry["fabric"], "beta_s_per_byte"]
-        itemsize, ranks = entry.get("itemsize", 4), entry["ranks"]
-        sharing = entry.get("ranks_per_node", 1)
+        itemsize, ranks, library = entry.get("itemsize", 4), entry["ranks"], entry.get("library")
         for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
             elements = max(1, int(nbytes) // itemsize)
-            counts = {a: registry.get(a).predict(ranks, elements, itemsize) for a in algorithms}
-            predicted = {
-                a: closed_form(c.rounds, c.bytes_critical, alpha, beta) for a, c in counts.items()
-            }
-            shared = min(
-                closed_form(c.rounds, c.bytes_critical, alpha, beta * sharing)
-                for c in counts.values()
+            ran = library_choice(library, ranks, elements * itemsize, itemsize) if library else None
+            times = {}
+            for algorithm in dict.fromkeys([*algorithms, *([ran] if ran else [])]):
+                counts = registry.get(algorithm).predict(ranks, elements, itemsize)
+                trace = dry_trace(registry.get(algorithm).allreduce, ranks, elements, itemsize)
+                times[algorithm] = ladder.predict(
+                    trace, counts.rounds, counts.bytes_critical, rungs, cores
+                )
+            cheapest = min(algorithms, key=lambda a: times[a][ladder.MODELS[-1]])
+            predicted = (
+                times[ran]
+                if ran
+                else {m: min(times[a][m] for a in algorithms) for m in ladder.MODELS}
             )
-            best = min(predicted, key=predicted.get)
             rows.append(
                 {
                     "cluster": name,
                     "fabric": entry["fabric"],
                     "ranks": ranks,
-                    "ranks_per_node": sharing,
+                    "ranks_per_node": fabric.ranks_per_node,
+                    "library": library or "",
+                    "intra": "node log" if "node" in entry else "assumed: the inter-node link",
                     "message_bytes": int(nbytes),
                     "measured_s": float(seconds),
-                    **{f"{a}_s": t for a, t in predicted.items()},
-                    "best_algorithm": best,
-                    "predicted_s": predicted[best],
-                    "shared_s": shared,
-                    "between": bool(predicted[best] <= seconds <= shared),
-                    "rel_error": predicted[best] / seconds - 1,
+                    "algorithm": ran or cheapest,
+                    **{ladder.column(m): predicted[m] for m in ladder.MODELS},
+                    "cheapest_algorithm": cheapest,
+                    "cheapest_s": times[cheapest][ladder.MODELS[-1]],
                 }
             )
-    columns = ["cluster", "fabric", "ranks", "ranks_per_node", "message_bytes", "measured_s",
-               *(f"{a}_s" for a in algorithms), "best_algorithm", "predicted_s", "shared_s",
-               "between", "rel_error"]  # fmt: skip
-    return pd.DataFrame(rows, columns=columns)  # the header even with no clusters
+    table = pd.DataFrame(rows, columns=CLUSTER_COLUMNS[:-2])
+    table["predicted_s"] = table[ladder.column(ladder.MODELS[-1])]
+    table["rel_error"] = table.predicted_s / table.measured_s - 1
+    return table
+
+
+CLUSTER_COLUMNS = ["cluster", "fabric", "ranks", "ranks_per_node", "library", "intra",
+                   "message_bytes", "measured_s", "algorithm",
+                   *map(ladder.column, ladder.MODELS), "cheapest_algorithm", "cheapest_s",
+                   "predicted_s", "rel_error"]  # fmt: skip
 
 
 def within_factor(rel_error: pd.Series, factor: float) -> pd.Series:
@@ -147,21 +219,20 @@ def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFr
     percentile and largest |relative error|, the shares within 2x and within 25%, and on
     this machine how well the model chooses: the share of sizes where its cheapest
     algorithm is the measured fastest, and where the measured time of its choice is within
-    10% of the fastest. Clusters are predicted by the alpha-beta model."""
+    10% of the fastest."""
     parts = []
     for model in ladder.MODELS:
-        if not validation.empty:
-            here = validation.assign(
-                predicted_s=validation[ladder.column(model)],
-                rel_error=validation[ladder.column(model)] / validation.measured_s - 1,
-            )
-            parts.append(_summary(here, ["transport", "ranks"], model))
-    if not clusters.empty:
-        parts.append(_summary(clusters, ["cluster", "ranks"], ladder.MODELS[0]))
+        for frame, keys in ((validation, ["transport", "ranks"]), (clusters, ["cluster", "ranks"])):
+            if not frame.empty:
+                judged = frame.assign(
+                    predicted_s=frame[ladder.column(model)],
+                    rel_error=frame[ladder.column(model)] / frame.measured_s - 1,
+                )
+                parts.append(_summary(judged, keys, model, choices=frame is validation))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def _summary(frame: pd.DataFrame, keys: list[str], model: str) -> pd.DataFrame:
+def _summary(frame: pd.DataFrame, keys: list[str], model: str, choices: bool) -> pd.DataFrame:
     errors = frame.assign(abs_error=frame.rel_error.abs())
     summary = errors.groupby(keys).agg(
         points=("rel_error", "size"),
@@ -171,7 +242,7 @@ def _summary(frame: pd.DataFrame, keys: list[str], model: str) -> pd.DataFrame:
         within_2x=("rel_error", lambda e: float(within_factor(e, 2).mean())),
         within_25pct=("rel_error", lambda e: float(within_factor(e, 1.25).mean())),
     )
-    if "algorithm" in frame:
+    if choices:  # several algorithms timed per size: how well the model picks among them
         summary = summary.join(_choices(frame, keys))
     summary = summary.reset_index().rename(columns={keys[0]: "where"})
     summary.insert(2, "model", model)

@@ -65,7 +65,7 @@ class CountingComm:
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         """inoutbuf += inbuf, counted as a reduction of inbuf.size elements."""
         check_same_size(inbuf, inoutbuf, "reduce_local: inbuf")
-        np.add(inoutbuf, inbuf, out=inoutbuf)
+        self._combine(inbuf, inoutbuf)
         self.ledger.on_reduce(inbuf.size)
 
     # -- beyond the interface: for harnesses, never for algorithms ------------------------------
@@ -88,6 +88,10 @@ class CountingComm:
 
     def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
         raise NotImplementedError
+
+    def _combine(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
+        """The reduction itself: inoutbuf += inbuf."""
+        np.add(inoutbuf, inbuf, out=inoutbuf)
 
     def _check_peer(self, peer: int, role: str) -> None:
         if not 0 <= peer < self.size:

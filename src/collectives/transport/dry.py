@@ -1,0 +1,116 @@
+"""A transport that moves no bytes: an algorithm's trace at any N and M, in one process.
+
+All-reduce schedules are data-oblivious: who sends how much to whom depends on N and M
+only. The dry transport runs the real algorithm code, every rank a thread, on vectors of a
+zero-byte dtype (M elements cost no memory), and counts each message as the bytes it
+would carry at the given itemsize, through the same Ledger as the real transports. Its
+trace is the one they record for the same (N, M), which the tests check on the grid; the
+model replays it where no process run reaches (a cluster's 192 ranks at 32 MiB).
+"""
+
+from __future__ import annotations
+
+import queue
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from .accounting import Ledger
+from .base import CountingComm, check_same_size
+from .trace import Trace
+
+NOTHING = np.dtype([])  # a dtype of itemsize 0: M elements hold no bytes
+WAIT_SECONDS = 60.0  # a receive no send matches within this is a broken schedule
+
+
+class Hollow(np.ndarray):
+    """A vector of zero-byte elements that reports the itemsize it stands for (an algorithm
+    that sizes its messages in bytes decides as it would on real data)."""
+
+    stands_for: int = 0
+
+    @property
+    def itemsize(self) -> int:  # type: ignore[override]
+        """The bytes per element of the data this vector stands for."""
+        return self.stands_for
+
+    def __array_finalize__(self, parent: Any) -> None:
+        self.stands_for = getattr(parent, "stands_for", 0)
+
+
+def hollow(elements: int, itemsize: int) -> Hollow:
+    """`elements` zero-byte elements standing for `itemsize`-byte ones."""
+    vector = np.empty(elements, NOTHING).view(Hollow)
+    vector.stands_for = itemsize
+    return vector
+
+
+class DryComm(CountingComm):
+    """A rank's endpoint whose messages carry only their element count and clock stamps."""
+
+    def __init__(
+        self, rank: int, size: int, itemsize: int, channels: dict[tuple[int, int], queue.Queue]
+    ) -> None:
+        self.rank, self.size, self.itemsize = rank, size, itemsize
+        self.ledger = Ledger()
+        self._channels = channels
+
+    def _start_send(self, buf: np.ndarray, dest: int) -> None:
+        self._check_peer(dest, "dest")
+        stamps = self.ledger.on_send(dest, buf.size * self.itemsize)
+        self._channels[(self.rank, dest)].put((buf.size, stamps))
+
+    def _finish_send(self, _sending: Any) -> None:
+        """Sends are buffered: nothing to wait for."""
+
+    def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
+        self._check_peer(source, "source")
+        try:
+            size, (round_stamp, byte_stamp) = self._channels[(source, self.rank)].get(
+                timeout=WAIT_SECONDS
+            )
+        except queue.Empty:
+            raise RuntimeError(f"rank {self.rank}: no message from rank {source}") from None
+        data = hollow(size, self.itemsize)
+        self.ledger.on_recv(source, size * self.itemsize, round_stamp, byte_stamp)
+        if buf is None:
+            return data
+        check_same_size(data, buf, f"message from rank {source}")
+        if add:
+            self.ledger.on_reduce(size)
+        return buf
+
+    def _combine(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
+        """Nothing to add: the vectors hold no bytes."""
+
+
+def dry_trace(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+) -> Trace:
+    """The trace of `allreduce` on `ranks` ranks of `elements` elements of `itemsize` bytes."""
+    channels: defaultdict[tuple[int, int], queue.SimpleQueue] = defaultdict(queue.SimpleQueue)
+    comms = [DryComm(r, ranks, itemsize, channels) for r in range(ranks)]
+    runs = [_workers(ranks).submit(allreduce, comm, hollow(elements, itemsize)) for comm in comms]
+    for run in runs:
+        run.result()  # re-raises a rank's exception
+    return Trace.from_ranks([comm.ledger.event_array() for comm in comms])
+
+
+_pool: dict[int, ThreadPoolExecutor] = {}
+
+
+def _workers(ranks: int) -> ThreadPoolExecutor:
+    """Threads enough for `ranks` ranks at once (every rank may block), kept for reuse."""
+    size = max(ranks, 64)
+    if not _pool or max(_pool) < size:
+        for old in _pool.values():
+            old.shutdown(wait=False)
+        _pool.clear()
+        _pool[size] = ThreadPoolExecutor(max_workers=size, thread_name_prefix="dry")
+    return _pool[max(_pool)]

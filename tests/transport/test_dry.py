@@ -1,0 +1,67 @@
+"""The dry transport: the trace the real transports record, without moving a byte."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from collectives import registry
+from collectives.transport.dry import Hollow, dry_trace, hollow
+from tests.runs import run_with_trace
+
+POINTS = [
+    (name, n, m, dtype)
+    for name in ("naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree")
+    for n, m, dtype in (
+        (2, 1, "float64"),
+        (3, 5, "float32"),
+        (6, 1000, "int64"),
+        (8, 33, "float64"),
+    )
+]
+
+
+def same(first, second) -> bool:
+    return all(
+        np.array_equal(getattr(first, column), getattr(second, column))
+        for column in ("offsets", "kind", "peer", "amount")
+    )
+
+
+@pytest.mark.parametrize(("name", "n", "m", "dtype"), POINTS)
+def test_the_dry_trace_is_the_measured_one(name, n, m, dtype):
+    _, measured = run_with_trace(name, n, m, dtype=dtype)
+    itemsize = np.dtype(dtype).itemsize
+    assert same(dry_trace(registry.get(name).allreduce, n, m, itemsize), measured)
+
+
+@pytest.mark.parametrize("m", [64, 8192])  # below and above its switch to ring across nodes
+def test_hierarchical_decides_by_the_bytes_it_stands_for(m):
+    _, measured = run_with_trace("hierarchical", 16, m, ranks_per_node=4)
+    allreduce = functools.partial(registry.get("hierarchical").allreduce, ranks_per_node=4)
+    assert same(dry_trace(allreduce, 16, m, 8), measured)
+
+
+def test_hollow_vectors_hold_no_bytes():
+    vector = hollow(1 << 40, 4)  # a tebi-element vector
+    assert vector.nbytes == 0 and vector.itemsize == 4
+    assert isinstance(vector[10:20], Hollow) and vector[10:20].itemsize == 4
+    assert vector.copy().itemsize == 4
+
+
+def test_a_large_cluster_run_is_cheap():
+    trace = dry_trace(registry.get("recursive_doubling").allreduce, 192, 8 << 20, 4)
+    assert trace.ranks == 192
+    assert int(trace.amount[trace.kind == 0].max()) == 32 << 20  # whole 32 MiB vectors
+
+
+def test_a_failing_rank_is_reported():
+    def broken(comm, x):
+        if comm.rank == 1:
+            raise ZeroDivisionError("rank 1 fails")
+        return x
+
+    with pytest.raises(ZeroDivisionError, match="rank 1 fails"):
+        dry_trace(broken, 3, 4, 8)
