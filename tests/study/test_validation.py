@@ -208,3 +208,7 @@ def test_the_summary_judges_the_model_s_choices():
     row = next(validation.error_summary(here, pd.DataFrame()).itertuples())
     assert row.same_winner == pytest.approx(1 / 3)
     assert row.choice_within_10pct == pytest.approx(2 / 3)
+    # predicted, ring stays ahead from 440 B on (2 > 1 at 80 B, 1 < 2 at 800 B); measured it
+    # leads at 80 B only to lose at 800 B, so it never takes over: no crossover
+    assert row.predicted_crossover_bytes == pytest.approx(80 + 720 * 1 / 2)
+    assert pd.isna(row.measured_crossover_bytes)

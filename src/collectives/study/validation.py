@@ -218,8 +218,9 @@ def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFr
     """Per model, and per transport and N (this machine) or per cluster: the median, 90th
     percentile and largest |relative error|, the shares within 2x and within 25%, and on
     this machine how well the model chooses: the share of sizes where its cheapest
-    algorithm is the measured fastest, and where the measured time of its choice is within
-    10% of the fastest."""
+    algorithm is the measured fastest, where the measured time of its choice is within
+    10% of the fastest, and the ring/recursive-doubling crossover it predicts beside the
+    measured one."""
     parts = []
     for model in ladder.MODELS:
         for frame, keys in ((validation, ["transport", "ranks"]), (clusters, ["cluster", "ranks"])):
@@ -244,6 +245,10 @@ def _summary(frame: pd.DataFrame, keys: list[str], model: str, choices: bool) ->
     )
     if choices:  # several algorithms timed per size: how well the model picks among them
         summary = summary.join(_choices(frame, keys))
+        crossover = crossover_against_clock(frame).set_index(keys)
+        summary = summary.join(
+            crossover.rename(columns=lambda c: c.replace("_bytes", "_crossover_bytes"))
+        )
     summary = summary.reset_index().rename(columns={keys[0]: "where"})
     summary.insert(2, "model", model)
     return summary
