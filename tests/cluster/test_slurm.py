@@ -90,8 +90,8 @@ def test_every_kind_of_job_went_through_the_scheduler(on_slurm):
     grid = [name for name in names if name.startswith("group_grid")]
     assert len(grid) == 1, names  # 22 measure jobs, one submission of up to 40
     assert any(name.startswith("group_analysis_aggregate") for name in names), names
-    assert {"rule_bench", "rule_pingpong"} <= set(names), names
-    assert len(submissions) <= 8  # 22 measure + 4 timing + ~40 analysis jobs
+    assert {"rule_bench", "rule_pingpong", "rule_exchange"} <= set(names), names
+    assert len(submissions) <= 10  # 22 measure + 6 timing + ~40 analysis jobs
     for job_id, _ in submissions:
         assert scontrol(job_id)["JobState"] == "COMPLETED"
 
@@ -101,14 +101,16 @@ def test_mpi_jobs_ask_for_one_task_per_rank(on_slurm):
     kinds = {}
     for job_id, name in submissions:
         job = scontrol(job_id)
-        if name in ("rule_bench", "rule_pingpong"):
+        if name in ("rule_bench", "rule_pingpong", "rule_exchange"):
             transport = "mpi" if "mpi" in Path(job["StdOut"]).parent.name else "queue"
             kinds[(name, transport)] = (job["NumTasks"], job["CPUs/Task"])
     assert kinds == {
         ("rule_bench", "mpi"): ("2", "1"),  # mpiexec -n 2: two tasks
         ("rule_pingpong", "mpi"): ("2", "1"),
+        ("rule_exchange", "mpi"): ("2", "1"),
         ("rule_bench", "queue"): ("1", "2"),  # forked ranks: one task, the node's CPUs
         ("rule_pingpong", "queue"): ("1", "2"),
+        ("rule_exchange", "queue"): ("1", "2"),
     }
 
 

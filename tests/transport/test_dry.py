@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 
 import numpy as np
 import pytest
@@ -46,7 +47,8 @@ def test_hierarchical_decides_by_the_bytes_it_stands_for(m):
 
 def test_hollow_vectors_hold_no_bytes():
     vector = hollow(1 << 40, 4)  # a tebi-element vector
-    assert vector.nbytes == 0 and vector.itemsize == 4
+    assert vector.nbytes == 4 << 40 and vector.itemsize == 4  # stood for, not held
+    assert vector.view(np.ndarray).nbytes == 0
     assert isinstance(vector[10:20], Hollow) and vector[10:20].itemsize == 4
     assert vector.copy().itemsize == 4
 
@@ -65,3 +67,17 @@ def test_a_failing_rank_is_reported():
 
     with pytest.raises(ZeroDivisionError, match="rank 1 fails"):
         dry_trace(broken, 3, 4, 8)
+
+
+def test_a_failing_rank_is_reported_while_the_others_wait_for_it():
+    def broken(comm, x):
+        if comm.rank == 1:
+            raise ZeroDivisionError("rank 1 fails")
+        return comm.recv(1, out=x)  # waits for rank 1's message, which never comes
+
+    started = time.perf_counter()
+    with pytest.raises(ZeroDivisionError, match="rank 1 fails"):
+        dry_trace(broken, 3, 4, 8)
+    assert time.perf_counter() - started < 10  # not the 60 s a waiting rank gives up after
+    ring = dry_trace(registry.get("ring").allreduce, 4, 8, 8)  # fresh workers afterwards
+    assert ring.ranks == 4

@@ -117,14 +117,28 @@ def fabric_measurements(wildcards):
     return [part["measurements"] for part in measured_parts(entry)]
 
 
+def pingpong_settings(fabric):
+    """A ping-pong fabric's `pingpong` settings: sizes and iterations."""
+    return config["fabrics"][fabric]["pingpong"]
+
+
 def pingpong_sizes(wildcards):
-    """The ping-pong's message sizes, comma-separated."""
-    sizes = config["fabrics"][wildcards.fabric]["pingpong"]["sizes"]
+    """The message sizes of a ping-pong, or of an exchange (its transport's ping-pong's),
+    comma-separated."""
+    sizes = pingpong_settings(calibrating_fabric(wildcards))["sizes"]
     return ",".join(map(str, expand_axis(sizes)))
 
 
 def pingpong_iterations(wildcards):
-    return config["fabrics"][wildcards.fabric]["pingpong"].get("iterations", 200)
+    """Timed repeats per size of a ping-pong, or of an exchange (as its ping-pong's)."""
+    return pingpong_settings(calibrating_fabric(wildcards)).get("iterations", 200)
+
+
+def calibrating_fabric(wildcards):
+    """The ping-pong fabric a timing job's settings come from: its own, or its transport's."""
+    if "fabric" in wildcards.keys():
+        return wildcards.fabric
+    return WALLCLOCK.fabrics[wildcards.transport]
 
 
 def figure_outputs(name, category):
@@ -175,20 +189,6 @@ def exchange_keys():
 def exchange_runs():
     """The exchange benchmark of every timed (transport, N): the resources layer's links."""
     return [paths.EXCHANGE.format(transport=t, ranks=n) for t, n in exchange_keys()]
-
-
-def exchange_pingpong(wildcards):
-    """The ping-pong settings of the fabric that calibrates the transport."""
-    return config["fabrics"][WALLCLOCK.fabrics[wildcards.transport]]["pingpong"]
-
-
-def exchange_sizes(wildcards):
-    """The exchange's message sizes: its transport's ping-pong sizes, comma-separated."""
-    return ",".join(map(str, expand_axis(exchange_pingpong(wildcards)["sizes"])))
-
-
-def exchange_iterations(wildcards):
-    return exchange_pingpong(wildcards).get("iterations", 200)
 
 
 def cluster_fabrics():

@@ -73,7 +73,8 @@ def timing_transport(wildcards):
 
 
 def timing_ranks(wildcards):
-    """How many ranks a timing job runs: N for a wall-clock run, 2 for a ping-pong."""
+    """How many ranks a timing job runs: N for a wall-clock run or an exchange, 2 for a
+    ping-pong."""
     return int(wildcards.ranks) if "ranks" in wildcards.keys() else 2
 
 

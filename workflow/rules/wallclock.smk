@@ -50,8 +50,8 @@ rule exchange:
         cpus_per_task=cpus_per_task,
     params:
         launcher=timing_command,
-        sizes=exchange_sizes,
-        iterations=exchange_iterations,
+        sizes=pingpong_sizes,
+        iterations=pingpong_iterations,
     shell:
         "{params.launcher} exchange --transport {wildcards.transport} --ranks {wildcards.ranks}"
         " --sizes {params.sizes} --iterations {params.iterations} --output {output} 2> {log}"

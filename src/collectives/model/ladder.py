@@ -25,7 +25,7 @@ from ..transport.trace import Trace
 from .cost import closed_form
 from .fabric import Fabric, LinkClass
 from .fit import Points
-from .protocol import fit_segments
+from .protocol import MIN_POINTS, fit_segments
 from .replay import Cores, replay
 
 MODELS = ("alpha-beta", "+gamma", "+structure", "+resources", "+protocol")
@@ -35,8 +35,8 @@ def with_protocol(fabric: Fabric) -> Fabric:
     """The fabric whose measured link classes have α-β segments fitted to their points."""
 
     def segmented(link: LinkClass | None) -> LinkClass | None:
-        if link is None or not link.measurements.get("bytes"):
-            return link
+        if link is None or len(link.measurements.get("bytes", ())) < MIN_POINTS:
+            return link  # given, or too few points to split
         points = Points(*(link.measurements[k] for k in ("bytes", "seconds")))
         return replace(link, segments=fit_segments(points))
 

@@ -9,8 +9,9 @@ segment has its own α and β, fitted to the ping-pong points inside it.
 The breakpoints are found, not declared: for each k up to `max_segments`, the split of the
 sorted sizes into k runs of at least `min_points` consecutive points with the least squared
 relative residuals is found exactly (dynamic programming over split points), and the fewest
-segments whose RMS residual is within 2x of the best k's win (a protocol switch moves times
-by tens of percent, timing noise by a few). A segment covers the sizes up to the geometric
+segments whose residual variance (per degree of freedom, two per segment) is within
+SPLIT_GAIN of the best k's win (a protocol switch moves times by tens of percent, timing
+noise by a few). A segment covers the sizes up to the geometric
 midpoint between its largest point and the next segment's smallest.
 """
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from .fit import Points
 
+MIN_POINTS = 3  # per segment: a line through two points fits anything
 SPLIT_GAIN = 4.0  # more segments must cut the squared residuals this much (the RMS: 2x)
 
 
@@ -81,7 +83,7 @@ def fit_segments(points: Points, max_segments: int = 4, min_points: int = 3) -> 
     # per degree of freedom (two per segment), so splitting noise finely buys nothing
     fits = [(rss / max(n - 2 * k, 1), split) for k, layer in enumerate(best) if n in layer
             for rss, split in [layer[n]] if k > 0]  # fmt: skip
-    least = min(variance for variance, _ in fits)
+    least = max(min(variance for variance, _ in fits), 1e-12)  # exact data: rounding only
     best_split = next(split for variance, split in fits if variance <= SPLIT_GAIN * least)
     segments = []
     for start, stop in itertools.pairwise(best_split):

@@ -11,8 +11,8 @@ send ports and one of the receiving node's k NIC receive ports: a message takes 
 earliest, and waits for it. The completion time is the largest clock.
 
 With `cores` (the resources layer of collectives.model.ladder), the ranks of a node also
-share that many cores: a send holds one of its node's cores for `share` of its duration when
-it starts, a receive when it starts, and a reduction for all of its time, each waiting for
+share that many cores: a send holds one of its node's cores for `share` of the time it holds
+its port when it starts, a receive likewise, and a reduction for all of its time, each waiting for
 the core free earliest (so k busy ranks on one core take k times as long). Where a node has
 a core for every hold a rank can make (a send, a receive and a reduction), none waits. With
 `of_rank`, each rank has such cores of its own: its send, receive and reductions take turns
@@ -74,7 +74,7 @@ class _Pool:
     def acquire(self, ready: float, duration: float) -> float:
         """Book the port that can start earliest (the first free at `ready`, when one is:
         none can start sooner); return the start time."""
-        best, start = None, math.inf
+        best, start = self.ports[0], math.inf
         for port in self.ports:
             earliest = port.earliest(ready, duration)
             if earliest < start:

@@ -20,6 +20,8 @@ import time
 import numpy as np
 
 from ..transport import get_transport
+from ..transport.base import CountingComm
+from ..transport.launch import Prepare, Program, RankRun
 from .record import DEFAULT_TIMEOUT
 
 LARGE_MESSAGE = 8192  # OSU's threshold above which fewer iterations are run
@@ -34,11 +36,7 @@ def pingpong(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Sizes (bytes) and one-way times (seconds) over `transport`; None on the ranks of an
     MPI job other than the root."""
-    sizes = sorted(int(size) for size in sizes)
-    if not sizes or sizes[0] < 0:
-        raise ValueError("ping-pong sizes must be non-negative")
-    if iterations < 1 or warmup < 0:
-        raise ValueError("iterations must be >= 1 and warmup >= 0")
+    sizes = _checked(sizes, iterations, warmup, "ping-pong")
 
     cpus = sorted(os.sched_getaffinity(0))
 
@@ -47,12 +45,12 @@ def pingpong(
         if len(cpus) >= 2:
             os.sched_setaffinity(0, {cpus[rank]})
 
-    def program(comm, _):
+    def program(comm: CountingComm, _: object) -> np.ndarray:
         peer = 1 - comm.rank
         one_way = np.zeros(len(sizes))
         for index, size in enumerate(sizes):
             buf = np.zeros(size, dtype=np.uint8)
-            repeats = iterations if size <= LARGE_MESSAGE else max(10, iterations // 10)
+            repeats = _repeats(size, iterations)
             round_trips = np.empty(repeats)
             for i in range(-warmup, repeats):
                 started = time.perf_counter()
@@ -67,15 +65,7 @@ def pingpong(
             one_way[index] = np.median(round_trips) / 2
         return one_way
 
-    links = get_transport(transport)
-    run = links.launch(
-        2,
-        pin,
-        program,
-        results=links.result_array((2, len(sizes)), np.float64),
-        largest_message=max(sizes[-1], 1),
-        timeout=timeout,
-    )
+    run = _launch(transport, 2, pin, program, sizes, timeout)
     if run is None:
         return None
     return np.array(sizes), run.results[0].copy()
@@ -92,20 +82,16 @@ def exchange(
     """Sizes (bytes) and the median time of one round in which N/2 pairs swap a message of
     that size at once (averaged over the ranks that swap); None on MPI ranks other than
     the root."""
-    sizes = sorted(int(size) for size in sizes)
-    if not sizes or sizes[0] < 0:
-        raise ValueError("exchange sizes must be non-negative")
+    sizes = _checked(sizes, iterations, warmup, "exchange")
     if ranks < 2:
         raise ValueError(f"exchange needs at least 2 ranks, got {ranks}")
-    if iterations < 1 or warmup < 0:
-        raise ValueError("iterations must be >= 1 and warmup >= 0")
 
-    def program(comm, _):
+    def program(comm: CountingComm, _: object) -> np.ndarray:
         partner = comm.rank ^ 1  # the last of an odd N has none: it waits at the barrier
         per_round = np.zeros(len(sizes))
         for index, size in enumerate(sizes):
             outgoing, incoming = np.zeros(size, np.uint8), np.zeros(size, np.uint8)
-            repeats = iterations if size <= LARGE_MESSAGE else max(10, iterations // 10)
+            repeats = _repeats(size, iterations)
             rounds = np.empty(repeats)
             for i in range(-warmup, repeats):
                 comm.barrier()
@@ -117,18 +103,45 @@ def exchange(
             per_round[index] = np.median(rounds)
         return per_round
 
+    run = _launch(transport, ranks, lambda rank: None, program, sizes, timeout)
+    if run is None:
+        return None
+    return np.array(sizes), run.results[: ranks - ranks % 2].mean(axis=0)
+
+
+def _checked(sizes: list[int], iterations: int, warmup: int, what: str) -> list[int]:
+    """The sizes sorted; ValueError for a negative size or repeat count."""
+    sizes = sorted(int(size) for size in sizes)
+    if not sizes or sizes[0] < 0:
+        raise ValueError(f"{what} sizes must be non-negative")
+    if iterations < 1 or warmup < 0:
+        raise ValueError("iterations must be >= 1 and warmup >= 0")
+    return sizes
+
+
+def _repeats(size: int, iterations: int) -> int:
+    """Timed repeats at one size: fewer for large messages, as OSU does."""
+    return iterations if size <= LARGE_MESSAGE else max(10, iterations // 10)
+
+
+def _launch(
+    transport: str,
+    ranks: int,
+    prepare: Prepare,
+    program: Program,
+    sizes: list[int],
+    timeout: float,
+) -> RankRun | None:
+    """Run a micro-benchmark's program on `ranks` ranks: one float per size per rank."""
     links = get_transport(transport)
-    run = links.launch(
+    return links.launch(
         ranks,
-        lambda rank: None,
+        prepare,
         program,
         results=links.result_array((ranks, len(sizes)), np.float64),
         largest_message=max(sizes[-1], 1),
         timeout=timeout,
     )
-    if run is None:
-        return None
-    return np.array(sizes), run.results[: ranks - ranks % 2].mean(axis=0)
 
 
 REDUCE_SIZES = [4**k for k in range(5, 11)]  # 1 Ki .. 1 Mi elements

@@ -108,7 +108,7 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     _workloads(config, ranks, fabrics)
     wallclock = None
     if "wallclock" in config:
-        wallclock = _wallclock(config, ranks, elements, fabrics, basedir)
+        wallclock = _wallclock(config, fabrics, basedir)
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock)
 
 
@@ -174,13 +174,7 @@ def pingpong_transport(entry: dict[str, Any]) -> str:
     return entry["pingpong"].get("transport", "queue")
 
 
-def _wallclock(
-    config: dict[str, Any],
-    ranks: list[int],
-    elements: list[int],
-    fabrics: dict[str, str],
-    basedir: Path,
-) -> Wallclock:
+def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -> Wallclock:
     """The wallclock section: timed points, calibrated fabrics that exist, and cluster
     files that parse."""
     section = config["wallclock"]

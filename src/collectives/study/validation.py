@@ -1,11 +1,12 @@
 """The model against the clock: predicted times beside wall-clock ones, here and on clusters.
 
-On this machine, each transport is calibrated by its own ping-pong and timed reductions
-(the `local` and `local-mpi` fabrics: α, β, γ), and every timed run is predicted by
-replaying the grid's trace of the same point there (with the closed form rounds·α +
-bytes_critical·β beside it) to set beside its measured median. On real
-clusters, an osu_latency fit predicts the cluster's osu_allreduce with each algorithm's
-counts (closed forms, which the measured counts equal on the whole grid).
+On this machine, each transport is calibrated by its own micro-benchmarks (ping-pong and
+timed reductions: the `local` and `local-mpi` fabrics' α, β, γ; the exchange benchmark at
+each timed N), and every timed run is predicted by replaying the trace of the same point
+under every model of the ladder, to set beside its measured median. On real clusters, the
+same ladder predicts each osu_allreduce from the system's own osu_latency (and osu_bw or
+osu_mbw_mr), its single-node osu_allreduce and its node facts, for the algorithm its
+library's rule ran.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ def model_against_clock(
 ) -> pd.DataFrame:
     """Our algorithms' measured medians beside every model's prediction (ladder.MODELS) on
     the fabric calibrated for their transport (and, from the resources layer on, the link
-    of its exchange benchmark at the same N), from the trace of the same (algorithm, N, M,
-    dtype) (the dry transport's, the one the run recorded) and the cores the timed ranks
-    had. `predicted_s` is the top model's; rel_error = predicted / measured - 1."""
+    of its exchange benchmark at the same N, each rank's own work on its own core), from
+    the trace of the same (algorithm, N, M, dtype): the dry transport's, the one the run
+    recorded. `cores` (what the timed ranks could run on) is reported beside; the exchange
+    measured the ranks sharing them. `predicted_s` is the top model's; rel_error =
+    predicted / measured - 1."""
     ours = wallclock[~wallclock.library.astype(bool)].copy()
     rungs = {}
     for (transport, ranks), points in exchanges.items():

@@ -11,9 +11,8 @@ model replays it where no process run reaches (a cluster's 192 ranks at 32 MiB).
 from __future__ import annotations
 
 import queue
-from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
 import numpy as np
@@ -37,6 +36,11 @@ class Hollow(np.ndarray):
         """The bytes per element of the data this vector stands for."""
         return self.stands_for
 
+    @property
+    def nbytes(self) -> int:  # type: ignore[override]
+        """The bytes of the data this vector stands for."""
+        return self.size * self.stands_for
+
     def __array_finalize__(self, parent: Any) -> None:
         self.stands_for = getattr(parent, "stands_for", 0)
 
@@ -52,7 +56,11 @@ class DryComm(CountingComm):
     """A rank's endpoint whose messages carry only their element count and clock stamps."""
 
     def __init__(
-        self, rank: int, size: int, itemsize: int, channels: dict[tuple[int, int], queue.Queue]
+        self,
+        rank: int,
+        size: int,
+        itemsize: int,
+        channels: dict[tuple[int, int], queue.SimpleQueue],
     ) -> None:
         self.rank, self.size, self.itemsize = rank, size, itemsize
         self.ledger = Ledger()
@@ -61,7 +69,13 @@ class DryComm(CountingComm):
     def _start_send(self, buf: np.ndarray, dest: int) -> None:
         self._check_peer(dest, "dest")
         stamps = self.ledger.on_send(dest, buf.size * self.itemsize)
-        self._channels[(self.rank, dest)].put((buf.size, stamps))
+        self._channel((self.rank, dest)).put((buf.size, stamps))
+
+    def _channel(self, key: tuple[int, int]) -> queue.SimpleQueue:
+        """The queue of messages from key[0] to key[1], made by whichever end comes first
+        (setdefault is one atomic step: both ends get the same queue)."""
+        found = self._channels.get(key)
+        return found if found is not None else self._channels.setdefault(key, queue.SimpleQueue())
 
     def _finish_send(self, _sending: Any) -> None:
         """Sends are buffered: nothing to wait for."""
@@ -69,7 +83,7 @@ class DryComm(CountingComm):
     def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
         self._check_peer(source, "source")
         try:
-            size, (round_stamp, byte_stamp) = self._channels[(source, self.rank)].get(
+            size, (round_stamp, byte_stamp) = self._channel((source, self.rank)).get(
                 timeout=WAIT_SECONDS
             )
         except queue.Empty:
@@ -94,11 +108,16 @@ def dry_trace(
     itemsize: int,
 ) -> Trace:
     """The trace of `allreduce` on `ranks` ranks of `elements` elements of `itemsize` bytes."""
-    channels: defaultdict[tuple[int, int], queue.SimpleQueue] = defaultdict(queue.SimpleQueue)
+    channels: dict[tuple[int, int], queue.SimpleQueue] = {}  # made on first use: N^2 is many
     comms = [DryComm(r, ranks, itemsize, channels) for r in range(ranks)]
-    runs = [_workers(ranks).submit(allreduce, comm, hollow(elements, itemsize)) for comm in comms]
-    for run in runs:
-        run.result()  # re-raises a rank's exception
+    workers = _workers(ranks)
+    runs = [workers.submit(allreduce, comm, hollow(elements, itemsize)) for comm in comms]
+    done, _ = wait(runs, return_when=FIRST_EXCEPTION)
+    failed = [run.exception() for run in done if run.exception() is not None]
+    if failed:  # ranks may still wait for the failed one's messages: keep them out of reuse
+        _pool.clear()
+        workers.shutdown(wait=False)
+        raise failed[0]
     return Trace.from_ranks([comm.ledger.event_array() for comm in comms])
 
 
