@@ -81,3 +81,15 @@ def test_a_failing_rank_is_reported_while_the_others_wait_for_it():
     assert time.perf_counter() - started < 10  # not the 60 s a waiting rank gives up after
     ring = dry_trace(registry.get("ring").allreduce, 4, 8, 8)  # fresh workers afterwards
     assert ring.ranks == 4
+
+
+def test_a_receive_that_disagrees_with_its_send_is_caught():
+    def mismatched(comm, x):
+        if comm.rank == 0:
+            comm.recv(1, out=x[:4])  # rank 1 has not run yet: the size is taken on trust...
+        else:
+            comm.send(x[:5], 0)  # ...and checked once it has
+        return x
+
+    with pytest.raises(ValueError, match=r"rank 0 received \[4\] elements from rank 1"):
+        dry_trace(mismatched, 2, 8, 8)

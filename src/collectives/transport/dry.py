@@ -1,9 +1,10 @@
 """A transport that moves no bytes: an algorithm's trace at any N and M, in one process.
 
 All-reduce schedules are data-oblivious: who sends how much to whom depends on N and M
-only. The dry transport runs the real algorithm code, every rank a thread, on vectors of a
-zero-byte dtype (M elements cost no memory), and counts each message as the bytes it
-would carry at the given itemsize, through the same Ledger as the real transports. Its
+only. The dry transport runs the real algorithm code, its ranks one after another (or every
+rank a thread where a receive must wait to learn its size), on vectors of a zero-byte dtype
+(M elements cost no memory), and counts each message as the bytes it would carry at the
+given itemsize, through the same Ledger as the real transports. Its
 trace is the one they record for the same (N, M), which the tests check on the grid; the
 model replays it where no process run reaches (a cluster's 192 ranks at 32 MiB).
 """
@@ -61,10 +62,12 @@ class DryComm(CountingComm):
         size: int,
         itemsize: int,
         channels: dict[tuple[int, int], queue.SimpleQueue],
+        owed: dict[tuple[int, int], list[int]] | None = None,
     ) -> None:
         self.rank, self.size, self.itemsize = rank, size, itemsize
         self.ledger = Ledger()
         self._channels = channels
+        self._owed = owed  # ranks run one after another: receives not yet sent, by size
 
     def _start_send(self, buf: np.ndarray, dest: int) -> None:
         self._check_peer(dest, "dest")
@@ -82,10 +85,17 @@ class DryComm(CountingComm):
 
     def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
         self._check_peer(source, "source")
+        channel = self._channel((source, self.rank))
+        if self._owed is not None and channel.empty():  # its sender runs later
+            if buf is None:
+                raise _SizeUnknown  # only the message can say how long it is
+            self._owed.setdefault((source, self.rank), []).append(buf.size)
+            self.ledger.on_recv(source, buf.size * self.itemsize, 0, 0)  # no clocks: a trace
+            if add:
+                self.ledger.on_reduce(buf.size)
+            return buf
         try:
-            size, (round_stamp, byte_stamp) = self._channel((source, self.rank)).get(
-                timeout=WAIT_SECONDS
-            )
+            size, (round_stamp, byte_stamp) = channel.get(timeout=WAIT_SECONDS)
         except queue.Empty:
             raise RuntimeError(f"rank {self.rank}: no message from rank {source}") from None
         data = hollow(size, self.itemsize)
@@ -107,7 +117,50 @@ def dry_trace(
     elements: int,
     itemsize: int,
 ) -> Trace:
-    """The trace of `allreduce` on `ranks` ranks of `elements` elements of `itemsize` bytes."""
+    """The trace of `allreduce` on `ranks` ranks of `elements` elements of `itemsize` bytes:
+    the ranks one after another where every receive names its buffer (no thread to wake
+    per message), else every rank a thread."""
+    try:
+        return _one_after_another(allreduce, ranks, elements, itemsize)
+    except _SizeUnknown:
+        return _all_at_once(allreduce, ranks, elements, itemsize)
+
+
+class _SizeUnknown(Exception):
+    """A receive without a buffer, before its sender has run."""
+
+
+def _one_after_another(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+) -> Trace:
+    """Each rank run to its end in turn; a receive from a rank yet to run records the size
+    of its buffer, checked at the end against what that rank then sent."""
+    channels: dict[tuple[int, int], queue.SimpleQueue] = {}
+    owed: dict[tuple[int, int], list[int]] = {}
+    comms = [DryComm(r, ranks, itemsize, channels, owed) for r in range(ranks)]
+    for comm in comms:
+        allreduce(comm, hollow(elements, itemsize))
+    for (source, dest), sizes in owed.items():
+        channel = channels[(source, dest)]
+        sent = [channel.get()[0] for _ in range(channel.qsize())]
+        if sent != sizes:
+            raise ValueError(
+                f"rank {dest} received {sizes[:4]} elements from rank {source}, "
+                f"which sent {sent[:4]}"
+            )
+    return Trace.from_ranks([comm.ledger.event_array() for comm in comms])
+
+
+def _all_at_once(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+) -> Trace:
+    """Every rank a thread, each receive waiting for its message."""
     channels: dict[tuple[int, int], queue.SimpleQueue] = {}  # made on first use: N^2 is many
     comms = [DryComm(r, ranks, itemsize, channels) for r in range(ranks)]
     workers = _workers(ranks)
