@@ -82,3 +82,14 @@ def test_pipelined_messages_hold_their_ports_only_for_the_occupancy():
     assert replay(trace, fabric, pipelined=True) == pytest.approx(0.75 + 0.75)  # overlapped
     one = trace_of([(SEND, 1, 8)], [(RECV, 0, 8)])
     assert replay(one, fabric, pipelined=True) == pytest.approx(1.0)  # alone: its full time
+
+
+def test_a_message_takes_its_nic_and_its_core_from_the_same_start():
+    from collectives.model.replay import _Pool, _together
+
+    nic, core = _Pool(1), _Pool(1)
+    nic.acquire(0.0, 1.0)  # the NIC is busy in [0, 1)
+    core.acquire(1.0, 1.0)  # the core in [1, 2)
+    assert _together(nic, 1.0, core, 0.5, ready=0.0) == 2.0  # both free from 2
+    assert nic.find(1.0, 1.0)[1] == 1.0  # [1, 2) stayed free on the NIC: nothing booked early
+    assert core.find(2.0, 0.5)[1] == 2.5  # and the core holds [2, 2.5)

@@ -71,9 +71,9 @@ class _Pool:
     def __init__(self, ports: int) -> None:
         self.ports = [_Port() for _ in range(ports)]
 
-    def acquire(self, ready: float, duration: float) -> float:
-        """Book the port that can start earliest (the first free at `ready`, when one is:
-        none can start sooner); return the start time."""
+    def find(self, ready: float, duration: float) -> tuple[_Port, float]:
+        """The port that can start earliest (the first free at `ready`, when one is: none
+        can start sooner), and that start."""
         best, start = self.ports[0], math.inf
         for port in self.ports:
             earliest = port.earliest(ready, duration)
@@ -81,8 +81,26 @@ class _Pool:
                 best, start = port, earliest
                 if earliest <= ready:
                     break
-        best.book(start, duration)
+        return best, start
+
+    def acquire(self, ready: float, duration: float) -> float:
+        """Book the port that can start earliest; return the start time."""
+        port, start = self.find(ready, duration)
+        port.book(start, duration)
         return start
+
+
+def _together(nic: _Pool, hold: float, core: _Pool, work: float, ready: float) -> float:
+    """Book a NIC port and a core from the same start, the earliest when both are free;
+    return it."""
+    while True:
+        port, start = nic.find(ready, hold)
+        unit, begins = core.find(start, work)
+        if begins <= start:
+            port.book(start, hold)
+            unit.book(start, work)
+            return start
+        ready = begins
 
 
 @dataclass(frozen=True)
@@ -140,9 +158,12 @@ def replay(
             if kind == SEND:
                 crosses = crossing[i]
                 start = c if c > s else s
-                if crosses and shared:
+                if crosses and shared and pools is not None:
+                    nic, core = nic_out[node[rank]], pools[owner[rank]]
+                    start = _together(nic, duration, core, share * duration, start)
+                elif crosses and shared:
                     start = nic_out[node[rank]].acquire(start, duration)
-                if pools is not None:
+                elif pools is not None:
                     start = pools[owner[rank]].acquire(start, share * duration)
                 s = start + duration
                 key = (rank, peer)
@@ -158,9 +179,12 @@ def replay(
                 crosses = crossing[i]
                 sent += lags[i]
                 start = sent if sent > q else q
-                if crosses and shared:
+                if crosses and shared and pools is not None:
+                    nic, core = nic_in[node[rank]], pools[owner[rank]]
+                    start = _together(nic, duration, core, share * duration, start)
+                elif crosses and shared:
                     start = nic_in[node[rank]].acquire(start, duration)
-                if pools is not None:
+                elif pools is not None:
                     start = pools[owner[rank]].acquire(start, share * duration)
                 q = start + duration
                 if q > c:
