@@ -59,13 +59,13 @@ def model_against_clock(
     rows = []
     for run in ours.itertuples():
         fabric = fabrics[calibration[run.transport]]
+        if (run.transport, run.ranks) not in rungs:
+            raise ValueError(f"no exchange benchmark for {run.transport} at N={run.ranks}")
         key = (run.algorithm, run.ranks, run.elements, run.dtype)
         if key not in traces:
             itemsize = np.dtype(run.dtype).itemsize
             allreduce = registry.get(run.algorithm).allreduce
             traces[key] = dry_trace(allreduce, run.ranks, run.elements, itemsize)
-        if (run.transport, run.ranks) not in rungs:
-            raise ValueError(f"no exchange benchmark for {run.transport} at N={run.ranks}")
         predicted = ladder.predict(
             traces[key], run.rounds, run.bytes_critical, rungs[(run.transport, run.ranks)], OWN_CORE
         )
@@ -172,8 +172,9 @@ def clusters_against_clock(
             ran = library_choice(library, ranks, elements * itemsize, itemsize) if library else None
             times = {}
             for algorithm in dict.fromkeys([*algorithms, *([ran] if ran else [])]):
-                counts = registry.get(algorithm).predict(ranks, elements, itemsize)
-                trace = dry_trace(registry.get(algorithm).allreduce, ranks, elements, itemsize)
+                chosen = registry.get(algorithm)
+                counts = chosen.predict(ranks, elements, itemsize)
+                trace = dry_trace(chosen.allreduce, ranks, elements, itemsize)
                 times[algorithm] = ladder.predict(
                     trace, counts.rounds, counts.bytes_critical, rungs, cores
                 )
