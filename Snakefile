@@ -4,8 +4,9 @@
 #   snakemake --report results/report.html       # the self-contained report
 #
 # One rule file per stage: measure -> aggregate -> fabrics -> cost -> figures, the timed
-# runs and their validation (wallclock), and the report. common.smk checks the config and
-# holds the input functions; resources.smk the threads, memory, MPI and cluster resources.
+# runs and their validation (wallclock), the MPI libraries tuned by our selections
+# (libraries), and the report. common.smk checks the config and holds the input
+# functions; resources.smk the threads, memory, MPI and cluster resources.
 # Where every file goes is collectives.study.paths.
 
 
@@ -25,6 +26,7 @@ include: "workflow/rules/fabrics.smk"
 include: "workflow/rules/cost.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/wallclock.smk"
+include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
 
 

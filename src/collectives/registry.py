@@ -55,6 +55,8 @@ class Algorithm:
     label: str
     style: Style
     mpich: tuple[str, dict[str, Any]] | None = None  # MPICH's algorithm and its parameters
+    open_mpi: int | None = None  # coll_tuned's allreduce algorithm number
+    intel_mpi: int | None = None  # the I_MPI_ADJUST_ALLREDUCE algorithm id
     parameters: tuple[str, ...] = field(default=())  # keyword arguments of allreduce
     # On nodes of G ranks: (N, M, s, G) -> per link class (intra, inter) the exact counts.
     theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
@@ -100,20 +102,22 @@ ALGORITHMS: dict[str, Algorithm] = {
     entry.name: entry
     for entry in (
         Algorithm(
-            "naive", naive.allreduce, theory.naive, "naive (gather + broadcast)", Style(0, "o", "-")
+            "naive", naive.allreduce, theory.naive, "naive (gather + broadcast)",
+            Style(0, "o", "-"), open_mpi=1,
         ),
         Algorithm(
             "ring", ring.allreduce, theory.ring, "ring", Style(1, "s", "--"),
-            mpich=("MPIR_Allreduce_intra_ring", {}),
+            mpich=("MPIR_Allreduce_intra_ring", {}), open_mpi=4, intel_mpi=8,
         ),
         Algorithm(
             "recursive_doubling", recursive_doubling.allreduce, theory.recursive_doubling,
             "recursive doubling", Style(2, "D", "-."),
-            mpich=("MPIR_Allreduce_intra_recursive_doubling", {}),
+            mpich=("MPIR_Allreduce_intra_recursive_doubling", {}), open_mpi=3, intel_mpi=1,
         ),
         Algorithm(
             "rabenseifner", rabenseifner.allreduce, theory.rabenseifner, "Rabenseifner",
             Style(4, "^", ":"), mpich=("MPIR_Allreduce_intra_reduce_scatter_allgather", {}),
+            open_mpi=6, intel_mpi=2,
         ),
         # MPICH's k-nomial tree with k = 2; csel reads every parameter with atoi: tree_type 1
         # is MPIR_TREE_TYPE_KNOMIAL_1, chunk_size 0 and buffer_per_child 0 its defaults.

@@ -8,11 +8,23 @@ from itertools import pairwise
 import pandas as pd
 import pytest
 
+from collectives import registry
 from collectives.model import cost
 from collectives.run.files import write_json
+from collectives.run.libraries import common_algorithms
 from collectives.study import markdown, selection
 from tests.model.test_cost import ALGORITHMS, FABRICS, GRID
-from tests.study.mpich_json import read_mpich_json
+from tests.study.read_exports import read_intel_mpi_script, read_mpich_json, read_open_mpi_rules
+
+LIBRARIES = ["mpich", "openmpi", "impi"]
+# An installed MPICH's own tree stands for every collective the export does not tune.
+DEFAULT_TREE = {
+    "collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+    "collective=allreduce": {
+        "comm_type=intra": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+        "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}},
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +34,7 @@ def costs():
 
 @pytest.fixture(scope="module")
 def table(costs):
-    return selection.selection_table(FABRICS, costs, "float64")
+    return selection.selection_table(FABRICS, costs, "float64", LIBRARIES)
 
 
 def test_ranges_tile_every_size_for_every_fabric_and_n(table):
@@ -35,8 +47,11 @@ def test_ranges_tile_every_size_for_every_fabric_and_n(table):
 
 
 def test_each_range_holds_the_cheapest_exportable_algorithm(costs, table):
-    """At every grid size, the range containing it names the cheapest algorithm MPICH has."""
-    exportable = costs[costs.algorithm.map(selection.exportable)]
+    """At every grid size, the range containing it names the cheapest algorithm every
+    library has."""
+    common = common_algorithms(list(dict.fromkeys(costs.algorithm)), LIBRARIES)
+    assert set(common) == {"ring", "recursive_doubling", "rabenseifner"}
+    exportable = costs[costs.algorithm.isin(common)]
     for (fabric, ranks, size), rows in exportable.groupby(["fabric", "ranks", "message_bytes"]):
         best = rows.loc[rows.time_s.idxmin()]
         chosen = table[(table.fabric == fabric) & (table.ranks == ranks)]
@@ -58,42 +73,85 @@ def test_the_crossover_at_eight_ranks_is_the_closed_form(table):
 
 
 def test_the_mpich_json_has_mpich_s_shape(table):
-    data = selection.mpich_json(table[table.fabric == "slow-latency"])
-    intra = data["collective=allreduce"]["comm_type=intra"]
+    data = selection.mpich_json(table[table.fabric == "slow-latency"], DEFAULT_TREE)
+    assert data["collective=bcast"] == DEFAULT_TREE["collective=bcast"]  # kept: complete
+    allreduce = data["collective=allreduce"]
+    assert allreduce["comm_type=inter"] == DEFAULT_TREE["collective=allreduce"]["comm_type=inter"]
+    intra = allreduce["comm_type=intra"]
     assert list(intra) == [f"comm_size<={n}" for n in sorted(set(GRID.ranks))] + ["comm_size=any"]
     for messages in intra.values():
         assert list(messages)[-1] == "avg_msg_size=any"
         for leaf in messages.values():
-            (algorithm,) = leaf
-            assert algorithm.startswith("algorithm=MPIR_Allreduce_intra_")
+            if "is_commutative=yes" in leaf:  # the ring: commutative operations only
+                assert list(leaf) == ["is_commutative=yes", "is_commutative=no"]
+            elif "is_op_built_in=yes" in leaf:  # Rabenseifner: built-in ones, 2^k elements
+                assert list(leaf["is_op_built_in=yes"]) == ["count<pow2", "count=any"]
+            else:
+                assert list(leaf) == ["algorithm=MPIR_Allreduce_intra_recursive_doubling"]
+    assert DEFAULT_TREE["collective=allreduce"]["comm_type=intra"]  # the input is unchanged
 
 
 def test_parameters_become_keys_that_mpich_reads_with_atoi():
     """csel_container.c parses 'tree_type=1' with atoi: MPIR_TREE_TYPE_KNOMIAL_1 is 1."""
     rows = pd.DataFrame(
         {"fabric": "f", "ranks": [4, 4], "min_bytes": [0, 65], "max_bytes": [64, None],
-         "algorithm": ["binomial_tree", "hierarchical-G2"], "mpich_algorithm": ""}
+         "algorithm": ["binomial_tree", "hierarchical-G2"]}
     ).astype({"max_bytes": "Int64"})  # fmt: skip
-    messages = selection.mpich_json(rows)["collective=allreduce"]["comm_type=intra"]["comm_size<=4"]
+    tree = selection.mpich_json(rows, DEFAULT_TREE)
+    messages = tree["collective=allreduce"]["comm_type=intra"]["comm_size<=4"]
     assert messages == {
         "avg_msg_size<=64": {
             "algorithm=MPIR_Allreduce_intra_tree": {
                 "tree_type=1": {}, "k=2": {}, "chunk_size=0": {}, "buffer_per_child=0": {}
             }
         },
-        "avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_smp": {}},
+        "avg_msg_size=any": {  # smp needs node structure and a commutative operation
+            "comm_hierarchy=parent": {
+                "is_commutative=yes": {"algorithm=MPIR_Allreduce_intra_smp": {}},
+                "is_commutative=no": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+            },
+            "comm_hierarchy=any": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}},
+        },
     }  # fmt: skip
 
 
 def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
     for fabric in FABRICS.fabric:
         path = tmp_path / f"{fabric}.json"
-        write_json(path, selection.mpich_json(table[table.fabric == fabric]))
+        write_json(path, selection.mpich_json(table[table.fabric == fabric], DEFAULT_TREE))
         back = read_mpich_json(json.loads(path.read_text()))
-        expected = table[table.fabric == fabric].drop(columns=["fabric", "algorithm"])
+        expected = table[table.fabric == fabric].drop(columns=["fabric"])
+        expected["algorithm"] = expected.algorithm.map(lambda a: registry.get(a).mpich[0])
+        expected = expected.rename(columns={"algorithm": "mpich_algorithm"})
         pd.testing.assert_frame_equal(
             back.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False
         )
+
+
+def test_the_open_mpi_rules_round_trip(table):
+    """Per communicator size, from each range's first byte, the algorithm's number."""
+    for fabric in FABRICS.fabric:
+        rows = table[table.fabric == fabric]
+        back = read_open_mpi_rules(selection.open_mpi_rules(rows))
+        expected = [
+            (r.ranks, r.min_bytes, registry.get(r.algorithm).open_mpi) for r in rows.itertuples()
+        ]
+        assert list(back.itertuples(index=False, name=None)) == expected
+
+
+def test_the_intel_mpi_script_sets_each_n_s_rules(table, tmp_path):
+    rows = table[table.fabric == "slow-latency"]
+    path = tmp_path / "impi.sh"
+    path.write_text(selection.intel_mpi_script(rows))
+    for ranks, group in rows.groupby("ranks"):
+        value = read_intel_mpi_script(str(path), ranks)
+        expected = ";".join(
+            f"{registry.get(r.algorithm).intel_mpi}:{r.min_bytes}-"
+            f"{selection.INTEL_MPI_ANY if pd.isna(r.max_bytes) else r.max_bytes}"
+            for r in group.itertuples()
+        )
+        assert value == expected
+        assert read_intel_mpi_script(str(path), ranks + 1) == value or ranks + 1 in set(rows.ranks)
 
 
 def test_the_comparison_fills_a_row_per_fabric_and_n(costs, table):

@@ -17,6 +17,8 @@ try:
     from collectives.study.config import ConfigError, check, pingpong_transport
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
+    from collectives.run.libraries import common_algorithms
+    from collectives.study.tuning import SETTINGS, force_setting
 except ImportError as exc:
     sys.exit(
         f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
@@ -38,6 +40,7 @@ STUDY_FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "stru
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 WALLCLOCK_FIGURES = ["wallclock", "validation"]
+TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]
 
 
 wildcard_constraints:
@@ -47,6 +50,8 @@ wildcard_constraints:
     elements="[0-9]+",
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
     transport="queue|mpi",
+    library="mpich|openmpi|impi",
+    setting="default|model|clock|force-[a-z_]+",
 
 
 def grid_points():
@@ -159,11 +164,16 @@ def figures(names):
     ]
 
 
+def model_selections():
+    """Each fabric's selection exported for each MPI library."""
+    return [paths.selection(f, lib) for f in PLAN.fabrics for lib in PLAN.libraries]
+
+
 def study_outputs():
-    """Every table and figure of the study, and each fabric's MPICH selection file."""
+    """Every table and figure of the study, and each fabric's selection files."""
     return (
         [paths.table(name) for name in STUDY_TABLES]
-        + [paths.SELECTION.format(fabric=fabric) for fabric in PLAN.fabrics]
+        + model_selections()
         + figures(STUDY_FIGURES)
     )
 
@@ -213,7 +223,86 @@ def bench_peers(wildcards):
 
 
 def wallclock_outputs():
-    """The tables and figures of the wallclock section, if the config has one."""
+    """The tables and figures of the wallclock section, if the config has one, and the
+    libraries' tuning."""
     if WALLCLOCK is None:
         return []
-    return [paths.table(name) for name in WALLCLOCK_TABLES] + figures(WALLCLOCK_FIGURES)
+    tuning = []
+    if PLAN.libraries:
+        tuning = [paths.table(t) for t in TUNING_TABLES] + figures(["tuned_vs_default"])
+    return (
+        [paths.table(name) for name in WALLCLOCK_TABLES]
+        + figures(WALLCLOCK_FIGURES)
+        + tuning
+    )
+
+
+def library_options(wildcards):
+    """`collectives library` options: install a package into resources/mpi/{library}/, or
+    find the library at a prefix (default: this environment)."""
+    entry = PLAN.libraries[wildcards.library]
+    if "package" in entry:
+        prefix = Path(paths.library(wildcards.library)).with_suffix("")
+        return f"--package {entry['package']} --prefix {prefix}"
+    return f"--prefix {entry['prefix']}" if "prefix" in entry else ""
+
+
+def forced_settings():
+    """The forced settings: one per algorithm every library has."""
+    return [
+        force_setting(a) for a in common_algorithms(PLAN.algorithms, PLAN.libraries)
+    ]
+
+
+def tuning_keys(settings=None):
+    """Every timed (library, setting, N) of the tuning."""
+    if not (WALLCLOCK and PLAN.libraries):
+        return []
+    settings = settings or [*SETTINGS, *forced_settings()]
+    return [
+        (lib, s, n) for lib in PLAN.libraries for s in settings for n in WALLCLOCK.ranks
+    ]
+
+
+def tuning_runs(settings=None):
+    return [
+        paths.TUNING.format(library=l, setting=s, ranks=n)
+        for l, s, n in tuning_keys(settings)
+    ]
+
+
+def library_peers():
+    """Every MPI library's MPI_Allreduce at its default, each in launches of its own (MPICH's
+    also runs inside the mpi transport's jobs)."""
+    keys = tuning_keys(["default"])
+    return [paths.TUNING.format(library=l, setting=s, ranks=n) for l, s, n in keys]
+
+
+def tuning_probes():
+    """The probes of the tuned runs: which algorithm each file made the library run."""
+    keys = tuning_keys(["model", "clock"])
+    return [paths.PROBE.format(library=l, setting=s, ranks=n) for l, s, n in keys]
+
+
+def tuning_selection(wildcards):
+    """The selection file a tuned run loads: the model's for the fabric calibrated on the
+    mpi transport, or the clock's; none for the default and forced runs."""
+    if wildcards.setting == "model":  # rewritten, unchanged, whenever a fabric is added
+        return ancient(paths.selection(WALLCLOCK.fabrics["mpi"], wildcards.library))
+    if wildcards.setting == "clock":
+        return paths.selection(paths.CLOCK, wildcards.library)
+    if (
+        wildcards.setting == "default"
+    ):  # not loaded: it times the default after the forced
+        # runs, beside the tuned ones, so that one period of this machine's speed holds them
+        return ancient(paths.selection(paths.CLOCK, wildcards.library))
+    return []
+
+
+def tuning_setting(wildcards, input):
+    """`collectives launch` options of a setting."""
+    if wildcards.setting.startswith("force-"):
+        return f"--force {wildcards.setting.removeprefix('force-')}"
+    if wildcards.setting in ("model", "clock"):
+        return f"--selection {input.selection}"
+    return ""

@@ -58,10 +58,11 @@ rule selection:
     input:
         costs=paths.table("costs.csv"),
         fabrics=paths.table("fabrics.csv"),
+        libraries=[paths.library(name) for name in PLAN.libraries],
     output:
         table=paths.table("selection.csv"),
         libraries=paths.table("selection_vs_libraries.md"),
-        mpich=[paths.SELECTION.format(fabric=fabric) for fabric in PLAN.fabrics],
+        exports=model_selections(),
     log:
         paths.log("selection"),
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
@@ -69,5 +70,6 @@ rule selection:
         ENV
     params:
         dtype=config["figures"]["dtype"],
+        libraries=list(PLAN.libraries),
     script:
         "../scripts/selection.py"

@@ -59,7 +59,8 @@ rule exchange:
 
 rule wallclock_table:
     input:
-        wallclock_runs(),
+        runs=wallclock_runs(),
+        peers=library_peers(),
     output:
         paths.table("wallclock.csv"),
     log:

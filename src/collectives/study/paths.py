@@ -6,6 +6,7 @@ Each pattern's {fields} are the rules' wildcards; the functions fill them in.
 from __future__ import annotations
 
 from ..run.files import trace_path_for
+from ..run.libraries import KINDS
 
 RESULTS = "results"
 RECORD = f"{RESULTS}/runs/{{dtype}}/{{algorithm}}/N{{ranks}}_M{{elements}}.json"
@@ -16,7 +17,11 @@ REDUCTIONS = f"{RESULTS}/pingpong/{{fabric}}.reduce.csv"
 EXCHANGE = f"{RESULTS}/pingpong/{{transport}}/exchange_N{{ranks}}.csv"
 FABRIC = f"{RESULTS}/fabrics/{{fabric}}.json"
 REPLAY = f"{RESULTS}/replay/{{fabric}}.csv"
-SELECTION = f"{RESULTS}/selection/{{fabric}}.json"
+SELECTION = f"{RESULTS}/selection/{{fabric}}/{{library}}.{{suffix}}"
+CLOCK = "clock"  # the selection directory of this machine's clock (not a fabric name)
+TUNING = f"{RESULTS}/tuning/{{library}}/{{setting}}/N{{ranks}}.json"
+PROBE = f"{RESULTS}/tuning/{{library}}/{{setting}}/N{{ranks}}.probe.json"
+LIBRARY = "resources/mpi/{library}.json"  # an MPI library's descriptor; it lives beside it
 TABLE = f"{RESULTS}/tables/{{name}}"
 FIGURE = f"{RESULTS}/figures/{{figure}}.{{ext}}"
 LOG = f"{RESULTS}/logs/{{name}}.log"
@@ -30,6 +35,17 @@ def record(dtype: str, algorithm: str, ranks: int, elements: int) -> str:
 def trace(dtype: str, algorithm: str, ranks: int, elements: int) -> str:
     """One grid point's message trace, beside its record."""
     return trace_path_for(record(dtype, algorithm, ranks, elements))
+
+
+def selection(fabric: str, library: str) -> str:
+    """The selection file exported for `library` from one fabric's model (or the clock's)."""
+    suffix = KINDS[library].selection_suffix
+    return SELECTION.format(fabric=fabric, library=library, suffix=suffix)
+
+
+def library(name: str) -> str:
+    """The descriptor of an MPI library (resources/mpi/{name}.json)."""
+    return LIBRARY.format(library=name)
 
 
 def table(name: str) -> str:

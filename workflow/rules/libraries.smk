@@ -1,0 +1,122 @@
+# The MPI libraries: each installed (or found), its MPI_Allreduce timed at its default,
+# with each algorithm forced, with the model's selection and with the clock's, and the
+# closed loop's table and figure: what a library gains from our selection on this machine.
+
+
+rule library:
+    output:
+        paths.LIBRARY,
+    log:
+        paths.log("libraries/{library}"),
+    conda:
+        ENV
+    params:
+        options=library_options,
+    shell:
+        "collectives library --kind {wildcards.library} {params.options} --output {output}"
+        " 2> {log}"
+
+
+rule library_run:
+    input:
+        library=paths.LIBRARY,
+        selection=tuning_selection,
+    output:
+        paths.TUNING,
+    log:
+        paths.log("tuning/{library}/{setting}/N{ranks}"),
+    priority: 100  # first, while no other job competes for the cores
+    conda:
+        ENV
+    threads: all_cores  # a timing measurement: run it alone
+    resources:
+        runtime=RUNTIME_MINUTES,
+    params:
+        setting=tuning_setting,
+        elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
+        warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
+        iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
+        dtype=config["figures"]["dtype"],
+        seed=config.get("seed", 0),
+    shell:
+        "collectives launch --library {input.library} --ranks {wildcards.ranks}"
+        " {params.setting} -- bench --transport mpi --ranks {wildcards.ranks} --peers mpi"
+        " --elements {params.elements} --dtype {params.dtype} --seed {params.seed}"
+        " --warmup {params.warmup} --iterations {params.iterations}"
+        " --timeout {resources.runtime}m --output {output} 2> {log}"
+
+
+rule library_probe:
+    input:
+        library=paths.LIBRARY,
+        selection=tuning_selection,
+    output:
+        paths.PROBE,
+    log:
+        paths.log("tuning/{library}/{setting}/N{ranks}.probe"),
+    conda:
+        ENV
+    threads: all_cores  # N ranks of MPI
+    params:
+        setting=tuning_setting,
+        elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
+    shell:
+        "collectives launch --library {input.library} --ranks {wildcards.ranks}"
+        " {params.setting} -- probe --elements {params.elements} > {output} 2> {log}"
+
+
+rule clock_selection:
+    input:
+        forced=tuning_runs(forced_settings()),
+        libraries=[paths.library(name) for name in PLAN.libraries],
+    output:
+        table=paths.table("clock_selection.csv"),
+        exports=[paths.selection(paths.CLOCK, name) for name in PLAN.libraries],
+    log:
+        paths.log("clock_selection"),
+    priority: 1
+    conda:
+        ENV
+    params:
+        runs=json.dumps(tuning_keys(forced_settings())),
+        dtype=config["figures"]["dtype"],
+    script:
+        "../scripts/clock_selection.py"
+
+
+rule tuned_vs_default:
+    input:
+        runs=tuning_runs(),
+        probes=tuning_probes(),
+        model=paths.table("selection.csv"),
+        clock=paths.table("clock_selection.csv"),
+        libraries=[paths.library(name) for name in PLAN.libraries],
+    output:
+        table=paths.table("tuned_vs_default.csv"),
+        summary=paths.table("tuned_vs_default.md"),
+    log:
+        paths.log("tuned_vs_default"),
+    priority: 1
+    conda:
+        ENV
+    params:
+        runs=json.dumps(tuning_keys()),
+        probes=json.dumps(tuning_keys(["model", "clock"])),
+        fabric=WALLCLOCK.fabrics.get("mpi", "") if WALLCLOCK else "",
+        dtype=config["figures"]["dtype"],
+    script:
+        "../scripts/tuned_vs_default.py"
+
+
+rule figure_tuned_vs_default:
+    input:
+        paths.table("tuned_vs_default.csv"),
+    output:
+        **figure_outputs("tuned_vs_default", "6. Tuning the libraries"),
+    log:
+        paths.log("figures/tuned_vs_default"),
+    priority: 1
+    conda:
+        ENV
+    script:
+        "../scripts/figure_tuned_vs_default.py"

@@ -1,0 +1,41 @@
+"""Each library's MPI_Allreduce at its default, with the model's selection and with the
+clock's: times, speedups, the algorithm each file names and the one the probe saw."""
+
+import json
+import sys
+from pathlib import Path
+
+sys.stderr = open(snakemake.log[0], "w")
+
+import numpy as np
+import pandas as pd
+
+from collectives.run import libraries
+from collectives.run.files import write_csv, write_text
+from collectives.study import markdown, tuning
+
+keys = [tuple(k) for k in json.loads(snakemake.params.runs)]
+runs = {
+    (library, setting, int(ranks)): tuning.times(json.loads(Path(path).read_text()))
+    for (library, setting, ranks), path in zip(keys, snakemake.input.runs, strict=True)
+}
+observed = {}
+for (library, setting, ranks), path in zip(
+    json.loads(snakemake.params.probes), snakemake.input.probes, strict=True
+):
+    document = json.loads(Path(path).read_text())
+    if not all(size["verified"] for size in document["sizes"]):
+        raise SystemExit(f"{path}: a wrong sum under the {setting} selection")
+    observed[(library, setting, int(ranks))] = {
+        size["elements"]: size["algorithms"] for size in document["sizes"]
+    }
+model = pd.read_csv(snakemake.input.model).astype({"max_bytes": "Int64"})
+selections = {
+    "model": model[model.fabric == snakemake.params.fabric],
+    "clock": pd.read_csv(snakemake.input.clock).astype({"max_bytes": "Int64"}),
+}
+versions = {Path(p).stem: libraries.load(p).version for p in snakemake.input.libraries}
+itemsize = np.dtype(snakemake.params.dtype).itemsize
+table = tuning.tuned_vs_default(runs, observed, selections, versions, itemsize)
+write_csv(snakemake.output.table, table)
+write_text(snakemake.output.summary, markdown.tuning_markdown(tuning.summary(table)))
