@@ -209,7 +209,7 @@ def test_each_library_is_timed_tuned_and_obeys(workdir):
     assert set(clock.library) == set(LIBRARIES)
     wallclock = pd.read_csv(workdir / "results/tables/wallclock.csv")
     assert {f"MPI_Allreduce-{name}" for name in LIBRARIES} <= set(wallclock.algorithm)
-    assert "| Open MPI |" in (workdir / "results/tables/tuned_vs_default.md").read_text()
+    assert "| Open MPI | 2 | 3 |" in (workdir / "results/tables/tuned_vs_default.md").read_text()
 
 
 def test_adding_a_workload_reruns_no_measure_job(workdir):

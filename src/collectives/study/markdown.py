@@ -135,22 +135,19 @@ def tuning_markdown(summary: pd.DataFrame) -> str:
     lines = [
         "# MPI_Allreduce tuned by our selections, against each library's default",
         "",
-        "Speedup = the default's median time / the tuned run's, over every timed (N, size). "
-        "Noise: per N, the 90th percentile over sizes of the difference between two launches "
-        "of the same algorithm (forced, and through the clock's file); the median over N here. "
-        "Obeyed: tuned runs at sizes where the probe can tell, that ran the algorithm their "
-        "file names. Slower: points where the clock's selection lost to the default by more "
-        "than that N's noise.",
+        "Speedup = the default's median time / the tuned run's, median over the timed sizes. "
+        "Noise: the 90th percentile over sizes of the difference between two launches of the "
+        "same algorithm (forced, and through the clock's file). Obeyed: tuned runs at sizes "
+        "where the probe can tell that ran the algorithm their file names. Slower: sizes where "
+        "the clock's selection lost to the default by more than the noise.",
         "",
-        "| library | points | noise | obeyed | clock: median | clock: best | model: median | "
-        "model: best | slower |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| library | N | sizes | noise | obeyed | clock: speedup | model: speedup | slower |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in summary.itertuples():
         lines.append(
-            f"| {row.library} | {row.points} | {row.noise:.0%} | {row.obeyed}/{row.checked} | "
-            f"{row.clock_median_speedup:.2f}x | {row.clock_best_speedup:.2f}x | "
-            f"{row.model_median_speedup:.2f}x | {row.model_best_speedup:.2f}x | "
-            f"{row.clock_slower_than_noise} |"
+            f"| {row.library} | {row.ranks} | {row.points} | {row.noise:.0%} | "
+            f"{row.obeyed}/{row.checked} | {row.clock_median_speedup:.2f}x | "
+            f"{row.model_median_speedup:.2f}x | {row.clock_slower_than_noise} |"
         )
     return "\n".join(lines) + "\n"

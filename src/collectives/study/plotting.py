@@ -471,7 +471,8 @@ def tuned_vs_default_figure(table: pd.DataFrame):
     ranks = sorted(set(table.ranks))
     fig, axes = plt.subplots(1, len(libraries), squeeze=False, sharey=True,
                              figsize=(4.2 * len(libraries), 3.6))  # fmt: skip
-    colours = dict(zip(ranks, sns.color_palette("colorblind", len(ranks) + 3)[3:], strict=True))
+    # N is ordered: a sequential palette, apart from the algorithms' qualitative colours
+    colours = dict(zip(ranks, sns.color_palette("viridis", len(ranks)), strict=True))
     for axis, library in zip(axes[0], libraries, strict=True):
         part = table[table.library == library]
         noise = float(part.groupby("ranks").noise_limit.first().median())
