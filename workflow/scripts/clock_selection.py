@@ -23,8 +23,7 @@ forced = {
 }
 table = tuning.clock_selection(forced, np.dtype(snakemake.params.dtype).itemsize)
 write_csv(snakemake.output.table, table)
-found = {Path(p).stem: libraries.load(p) for p in snakemake.input.libraries}
-tree = libraries.mpich_default_selection(found["mpich"]) if "mpich" in found else None
-for name in found:
+tree = libraries.mpich_tree_of(snakemake.input.libraries)
+for name in (Path(path).stem for path in snakemake.input.libraries):
     rows = table[table.library == name].drop(columns="library")
     write_text(paths.selection(paths.CLOCK, name), selection.export(name, rows, tree))

@@ -2,7 +2,6 @@
 library loads, and the comparison with MPICH's and Open MPI's own rules."""
 
 import sys
-from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
@@ -17,8 +16,7 @@ costs = pd.read_csv(snakemake.input.costs)
 fabrics = pd.read_csv(snakemake.input.fabrics)
 table = selection.selection_table(fabrics, costs, dtype, names)
 write_csv(snakemake.output.table, table)
-found = {Path(p).stem: libraries.load(p) for p in snakemake.input.libraries}
-tree = libraries.mpich_default_selection(found["mpich"]) if "mpich" in found else None
+tree = libraries.mpich_tree_of(snakemake.input.libraries)
 for fabric in fabrics.fabric:
     for name in names:
         text = selection.export(name, table[table.fabric == fabric], tree)

@@ -358,7 +358,7 @@ def _library(args: argparse.Namespace) -> int:
 
 
 def _launch(args: argparse.Namespace) -> int:
-    from .libraries import LibraryError, load, run_under, steering
+    from .libraries import LibraryError, load, steering
 
     command = args.arguments[1:] if args.arguments[:1] == ["--"] else args.arguments
     if not command or args.ranks < 1:
@@ -368,7 +368,7 @@ def _launch(args: argparse.Namespace) -> int:
         setting = steering(library, args.ranks, args.force, args.selection)
     except (LibraryError, OSError, KeyError) as exc:
         raise UsageError(str(exc).strip("'\"")) from None
-    return run_under(library, args.ranks, command, setting)
+    return library.collectives(args.ranks, command, setting).returncode
 
 
 def _write_points(path: str, unit: str, sizes, seconds) -> None:

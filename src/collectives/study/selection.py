@@ -8,6 +8,7 @@ Open MPI ship.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Sequence
@@ -101,7 +102,7 @@ def mpich_json(selection: pd.DataFrame, default_tree: dict[str, Any]) -> dict[st
         }
     if by_size:
         by_size["comm_size=any"] = by_size[list(by_size)[-1]]
-    tree = json.loads(json.dumps(default_tree))  # a copy, in the library's key order
+    tree = copy.deepcopy(default_tree)
     tree["collective=allreduce"] = {**tree["collective=allreduce"], "comm_type=intra": by_size}
     return tree
 
