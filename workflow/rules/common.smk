@@ -264,9 +264,11 @@ def tuning_keys(settings=None):
     ]
 
 
-def tuning_runs(settings=None):
+def tuning_runs(settings=None, pattern=paths.TUNING):
+    """The files of every timed (library, setting, N): the runs, or with paths.PROBE their
+    probes."""
     return [
-        paths.TUNING.format(library=l, setting=s, ranks=n)
+        pattern.format(library=l, setting=s, ranks=n)
         for l, s, n in tuning_keys(settings)
     ]
 
@@ -274,14 +276,12 @@ def tuning_runs(settings=None):
 def library_peers():
     """Every MPI library's MPI_Allreduce at its default, each in launches of its own (MPICH's
     also runs inside the mpi transport's jobs)."""
-    keys = tuning_keys(["default"])
-    return [paths.TUNING.format(library=l, setting=s, ranks=n) for l, s, n in keys]
+    return tuning_runs(["default"])
 
 
 def tuning_probes():
     """The probes of the tuned runs: which algorithm each file made the library run."""
-    keys = tuning_keys(["model", "clock"])
-    return [paths.PROBE.format(library=l, setting=s, ranks=n) for l, s, n in keys]
+    return tuning_runs(["model", "clock"], paths.PROBE)
 
 
 def tuning_selection(wildcards):
@@ -291,10 +291,9 @@ def tuning_selection(wildcards):
         return ancient(paths.selection(WALLCLOCK.fabrics["mpi"], wildcards.library))
     if wildcards.setting == "clock":
         return paths.selection(paths.CLOCK, wildcards.library)
-    if (
-        wildcards.setting == "default"
-    ):  # not loaded: it times the default after the forced
-        # runs, beside the tuned ones, so that one period of this machine's speed holds them
+    if wildcards.setting == "default":
+        # not loaded: the default is timed after the forced runs, beside the tuned ones,
+        # so that one period of this machine's speed holds them all
         return ancient(paths.selection(paths.CLOCK, wildcards.library))
     return []
 
