@@ -35,3 +35,4 @@ rule all:
     input:
         study_outputs(),
         wallclock_outputs(),
+        paths.table("pipeline_timing.csv"),

@@ -75,3 +75,18 @@ def test_reading_the_config_starts_no_transport():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = ast.literal_eval(done.stdout)
     assert not [m for m in loaded if m.split(".")[2] in ("queue", "mpi", "launch")], loaded
+
+
+def test_a_measure_job_loads_no_analysis_stack(tmp_path):
+    """Each grid point is one process: it starts on numpy and the transport alone."""
+    code = (
+        "import sys; from collectives.run import cli; "
+        f"cli.main(['measure', '--algorithm', 'ring', '--ranks', '2', '--elements', '8', "
+        f"'--output', {str(tmp_path / 'record.json')!r}]); "
+        "print(sorted(m.split('.')[0] if not m.startswith('collectives') else m "
+        "for m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(ast.literal_eval(done.stdout))
+    assert not loaded & {"pandas", "matplotlib", "seaborn", "scipy", "yaml", "jsonschema"}
+    assert not [m for m in loaded if m.startswith("collectives.study")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from collectives.algorithms import ring
 from collectives.transport.launch import RankFailure
 from collectives.transport.queue import Fault
+from collectives.transport.queue.links import Links
 
 from .helpers import run_program
 
@@ -22,6 +24,29 @@ def test_every_rank_runs_and_reports_timing():
     run = run_program(4, ring_program, elements=64)
     assert np.all(run.results == sum(range(4)))
     assert 0 < run.collective_seconds <= run.wall_seconds
+
+
+def test_waiting_ranks_poll_only_when_every_rank_has_a_core():
+    cores = len(os.sched_getaffinity(0))
+    assert Links(cores, 8).spin
+    assert not Links(cores + 1, 8).spin
+
+
+@pytest.mark.parametrize("ranks", [2, 5])  # polling ranks on two cores, then sleeping ones
+def test_the_harness_barrier_holds_every_rank_until_all_arrive(ranks):
+    def program(comm, _):
+        times = []
+        for _ in range(20):
+            if comm.rank == 0:
+                time.sleep(0.002)  # the last to arrive
+            arrived = time.perf_counter()
+            comm.barrier()
+            times.append((arrived, time.perf_counter()))
+        return np.array(times).ravel()
+
+    run = run_program(ranks, program, elements=40)
+    arrived, left = run.results[:, 0::2], run.results[:, 1::2]
+    assert np.all(arrived.max(axis=0) <= left.min(axis=0))
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
-          "tuned_vs_default.csv", "tuned_vs_default.md"]  # fmt: skip
+          "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv"]  # fmt: skip
 FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads",
            "wallclock", "validation", "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config
@@ -93,6 +93,16 @@ def test_every_figure_is_a_png_and_a_pdf(workdir):
 def test_every_rule_logged(workdir):
     logs = list((workdir / "results/logs").rglob("*.log"))
     assert len(logs) >= 80 + 6  # every measure job and every fabric, at least
+
+
+def test_every_job_is_timed_and_summed_per_rule(workdir):
+    smk = "".join(path.read_text() for path in (workdir / "workflow/rules").glob("*.smk"))
+    rules = set(re.findall(r"^rule (\w+):", smk, re.M))
+    timing = pd.read_csv(workdir / "results/tables/pipeline_timing.csv")
+    assert set(timing.rule) == rules - {"pipeline_timing"}  # written after its own table
+    measure = timing.set_index("rule").loc["measure"]
+    assert measure.jobs == len(list((workdir / "results/runs").rglob("*.json")))
+    assert (timing.total_s > 0).all() and timing.share.sum() == pytest.approx(1, abs=0.01)
 
 
 def test_nothing_to_do_on_a_second_run(workdir):

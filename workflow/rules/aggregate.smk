@@ -9,6 +9,8 @@ rule aggregate:
         seed_check=paths.table("seed_check.md"),
     log:
         paths.log("aggregate"),
+    benchmark:
+        paths.benchmark("aggregate")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV

@@ -13,6 +13,8 @@ rule costs:
         replay_check=paths.table("replay_vs_closed_form.csv"),
     log:
         paths.log("costs"),
+    benchmark:
+        paths.benchmark("costs")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -29,6 +31,8 @@ rule cost_model:
         paths.table("cost_model.md"),
     log:
         paths.log("cost_model"),
+    benchmark:
+        paths.benchmark("cost_model")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -43,6 +47,8 @@ rule workloads:
         paths.table("workloads.csv"),
     log:
         paths.log("workloads"),
+    benchmark:
+        paths.benchmark("workloads")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -65,6 +71,8 @@ rule selection:
         exports=model_selections(),
     log:
         paths.log("selection"),
+    benchmark:
+        paths.benchmark("selection")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV

@@ -8,6 +8,8 @@ rule pingpong:
         reductions=paths.REDUCTIONS,
     log:
         paths.log("pingpong/{fabric}"),
+    benchmark:
+        paths.benchmark("pingpong", "{fabric}")
     priority: 100  # first, while the cores are still free
     conda:
         ENV
@@ -34,6 +36,8 @@ rule fabric:
         paths.FABRIC,
     log:
         paths.log("fabrics/{fabric}"),
+    benchmark:
+        paths.benchmark("fabric", "{fabric}")
     priority: 1
     conda:
         ENV
@@ -50,6 +54,8 @@ rule fabrics_table:
         paths.table("fabrics.csv"),
     log:
         paths.log("fabrics_table"),
+    benchmark:
+        paths.benchmark("fabrics_table")
     priority: 1
     conda:
         ENV
@@ -66,6 +72,8 @@ rule replay:
         paths.REPLAY,
     log:
         paths.log("replay/{fabric}"),
+    benchmark:
+        paths.benchmark("replay", "{fabric}")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV

@@ -9,6 +9,8 @@ rule figure_crossover:
         **figure_outputs("crossover", "1. The crossover"),
     log:
         paths.log("figures/crossover"),
+    benchmark:
+        paths.benchmark("figure_crossover")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -28,6 +30,8 @@ rule figure_phase:
         **figure_outputs("phase", "1. The crossover"),
     log:
         paths.log("figures/phase"),
+    benchmark:
+        paths.benchmark("figure_phase")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -45,6 +49,8 @@ rule figure_counts:
         **figure_outputs("counts", "2. The measured counts"),
     log:
         paths.log("figures/counts"),
+    benchmark:
+        paths.benchmark("figure_counts")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -67,6 +73,8 @@ rule figure_hotspot:
         **figure_outputs("hotspot", "2. The measured counts"),
     log:
         paths.log("figures/hotspot"),
+    benchmark:
+        paths.benchmark("figure_hotspot")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -82,6 +90,8 @@ rule figure_fabric_fits:
         **figure_outputs("fabric_fits", "3. The fabrics"),
     log:
         paths.log("figures/fabric_fits"),
+    benchmark:
+        paths.benchmark("figure_fabric_fits")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -96,6 +106,8 @@ rule figure_structure:
         **figure_outputs("structure", "3. The fabrics"),
     log:
         paths.log("figures/structure"),
+    benchmark:
+        paths.benchmark("figure_structure")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV
@@ -116,6 +128,8 @@ rule figure_workloads:
         **figure_outputs("workloads", "4. Decisions"),
     log:
         paths.log("figures/workloads"),
+    benchmark:
+        paths.benchmark("figure_workloads")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
     conda:
         ENV

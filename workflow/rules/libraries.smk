@@ -8,6 +8,8 @@ rule library:
         paths.LIBRARY,
     log:
         paths.log("libraries/{library}"),
+    benchmark:
+        paths.benchmark("library", "{library}")
     conda:
         ENV
     params:
@@ -25,6 +27,8 @@ rule library_run:
         paths.TUNING,
     log:
         paths.log("tuning/{library}/{setting}/N{ranks}"),
+    benchmark:
+        paths.benchmark("library_run", "{library}/{setting}/N{ranks}")
     priority: 100  # first, while no other job competes for the cores
     conda:
         ENV
@@ -54,6 +58,8 @@ rule library_probe:
         paths.PROBE,
     log:
         paths.log("tuning/{library}/{setting}/N{ranks}.probe"),
+    benchmark:
+        paths.benchmark("library_probe", "{library}/{setting}/N{ranks}")
     conda:
         ENV
     threads: all_cores  # N ranks of MPI
@@ -74,6 +80,8 @@ rule clock_selection:
         exports=[paths.selection(paths.CLOCK, name) for name in PLAN.libraries],
     log:
         paths.log("clock_selection"),
+    benchmark:
+        paths.benchmark("clock_selection")
     priority: 1
     conda:
         ENV
@@ -96,6 +104,8 @@ rule tuned_vs_default:
         summary=paths.table("tuned_vs_default.md"),
     log:
         paths.log("tuned_vs_default"),
+    benchmark:
+        paths.benchmark("tuned_vs_default")
     priority: 1
     conda:
         ENV
@@ -115,6 +125,8 @@ rule figure_tuned_vs_default:
         **figure_outputs("tuned_vs_default", "6. Tuning the libraries"),
     log:
         paths.log("figures/tuned_vs_default"),
+    benchmark:
+        paths.benchmark("figure_tuned_vs_default")
     priority: 1
     conda:
         ENV

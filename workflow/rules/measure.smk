@@ -8,6 +8,8 @@ rule measure:
         trace=paths.TRACE,
     log:
         paths.log("measure/{dtype}/{algorithm}/N{ranks}_M{elements}"),
+    benchmark:
+        paths.benchmark("measure", "{dtype}/{algorithm}/N{ranks}_M{elements}")
     conda:
         ENV
     threads: measure_threads

@@ -1,5 +1,26 @@
 # Stage 6, report: `snakemake --report results/report.html` gathers every figure marked
-# with report() (captions in workflow/report/) under this description.
+# with report() (captions in workflow/report/) under this description, and where the
+# pipeline's time went (every job's benchmark file, summed per rule).
 
 
 report: "../report/workflow.rst"
+
+
+rule pipeline_timing:
+    input:
+        study_outputs(),
+        wallclock_outputs(),
+    output:
+        table=report(
+            paths.table("pipeline_timing.csv"),
+            caption="../report/pipeline_timing.rst",
+            category="Pipeline",
+        ),
+    log:
+        paths.log("pipeline_timing"),
+    benchmark:
+        paths.benchmark("pipeline_timing")
+    conda:
+        ENV
+    script:
+        "../scripts/pipeline_timing.py"

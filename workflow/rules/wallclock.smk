@@ -8,6 +8,8 @@ rule bench:
         paths.WALLCLOCK,
     log:
         paths.log("wallclock/{transport}/N{ranks}"),
+    benchmark:
+        paths.benchmark("bench", "{transport}/N{ranks}")
     priority: 100  # first, while no other job competes for the cores
     conda:
         ENV
@@ -39,6 +41,8 @@ rule exchange:
         paths.EXCHANGE,
     log:
         paths.log("exchange/{transport}/N{ranks}"),
+    benchmark:
+        paths.benchmark("exchange", "{transport}/N{ranks}")
     priority: 100  # first, while no other job competes for the cores
     conda:
         ENV
@@ -65,6 +69,8 @@ rule wallclock_table:
         paths.table("wallclock.csv"),
     log:
         paths.log("wallclock_table"),
+    benchmark:
+        paths.benchmark("wallclock_table")
     priority: 1
     conda:
         ENV
@@ -80,6 +86,8 @@ rule validation_clusters:
         paths.table("validation_clusters.csv"),
     log:
         paths.log("validation_clusters"),
+    benchmark:
+        paths.benchmark("validation_clusters")
     priority: 1
     conda:
         ENV
@@ -106,6 +114,8 @@ rule validation:
         summary=paths.table("validation_summary.csv"),
     log:
         paths.log("validation"),
+    benchmark:
+        paths.benchmark("validation")
     priority: 1
     conda:
         ENV
@@ -123,6 +133,8 @@ rule figure_wallclock:
         **figure_outputs("wallclock", "5. The model against the clock"),
     log:
         paths.log("figures/wallclock"),
+    benchmark:
+        paths.benchmark("figure_wallclock")
     priority: 1
     conda:
         ENV
@@ -138,6 +150,8 @@ rule figure_validation:
         **figure_outputs("validation", "5. The model against the clock"),
     log:
         paths.log("figures/validation"),
+    benchmark:
+        paths.benchmark("figure_validation")
     priority: 1
     conda:
         ENV

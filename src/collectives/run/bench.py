@@ -40,11 +40,10 @@ from .measure import (
     validate,
     validate_vectors,
 )
-from .record import DEFAULT_TIMEOUT, Record, Timing, versions
+from .record import DEFAULT_ITERATIONS, DEFAULT_TIMEOUT, DEFAULT_WARMUP, Record, Timing, versions
 
 PEERS = {"mpi": "MPI_Allreduce", "gloo": "gloo"}
 BENCH_VERSION = 2
-DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20
 
 Step = tuple[Callable[[], object], Callable[[], np.ndarray]]  # (untimed reset, timed call)
 

@@ -14,11 +14,10 @@ from .. import registry
 from ..transport import TRANSPORTS
 from ..transport.launch import RankFailure
 from ..transport.queue.faults import FAULT_KINDS
-from .bench import DEFAULT_ITERATIONS, DEFAULT_WARMUP
 from .files import save_trace, trace_path_for, write_json, write_text
 from .libraries import KINDS
 from .measure import MeasurementError, UsageError, measure
-from .record import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES
+from .record import DATA_KINDS, DEFAULT_ITERATIONS, DEFAULT_TIMEOUT, DEFAULT_WARMUP, DTYPES
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 

@@ -15,7 +15,6 @@ from numpy.random import default_rng  # imported once here, not in every forked 
 
 from .. import registry
 from ..model import theory
-from ..model.replay import by_link_class
 from ..transport import get_transport
 from ..transport.accounting import RunCounts
 from ..transport.launch import RankFailure, RankRun
@@ -242,6 +241,8 @@ def compare_with_theory(
     classes = None
     group = parameters.get("ranks_per_node")
     if entry.theory_by_class and group is not None and trace is not None:  # on nodes
+        from ..model.replay import by_link_class  # only two-level runs: keep the start lean
+
         classes = {
             "measured": by_link_class(trace, group),
             "theory": entry.theory_by_class(ranks, elements, itemsize, group),

@@ -19,6 +19,7 @@ DTYPES = ("float64", "float32", "float16", "int64", "int32")
 DATA_KINDS = ("int", "normal")
 MAX_RANKS = 1024
 DEFAULT_TIMEOUT = 600.0  # seconds, for one launch of ranks
+DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20  # a timed run's untimed and timed iterations
 
 
 class RecordError(ValueError):

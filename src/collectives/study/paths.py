@@ -25,6 +25,7 @@ LIBRARY = "resources/mpi/{library}.json"  # an MPI library's descriptor; it live
 TABLE = f"{RESULTS}/tables/{{name}}"
 FIGURE = f"{RESULTS}/figures/{{figure}}.{{ext}}"
 LOG = f"{RESULTS}/logs/{{name}}.log"
+BENCHMARKS = f"{RESULTS}/benchmarks"  # one Snakemake benchmark file per job: {rule}/...tsv
 
 
 def record(dtype: str, algorithm: str, ranks: int, elements: int) -> str:
@@ -56,3 +57,9 @@ def table(name: str) -> str:
 def log(name: str) -> str:
     """A job's log under results/logs/ (name without the suffix, may contain '/')."""
     return LOG.format(name=name)
+
+
+def benchmark(rule: str, name: str = "") -> str:
+    """A job's Snakemake benchmark file: results/benchmarks/{rule}[/{name}].tsv, so that
+    the rule it belongs to is its first directory (name may hold wildcards)."""
+    return f"{BENCHMARKS}/{rule}/{name}.tsv" if name else f"{BENCHMARKS}/{rule}.tsv"

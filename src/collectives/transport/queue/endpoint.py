@@ -25,6 +25,7 @@ from .links import (
     INLINE,
     SEGMENT,
     SLOTS_PER_RANK,
+    Doorbells,
     InboxReader,
     Links,
     Message,
@@ -85,7 +86,8 @@ class QueueComm(CountingComm):
         self._links = links
         self._slot_bytes = links.slot_bytes
         self._my_slots = links.slots[rank]
-        self._inbox = InboxReader(links.read_fds[rank])
+        self._inbox = InboxReader(links, rank)
+        self._doorbells = Doorbells(links)
         self._status = status
         self._on_first_use = on_first_use
         self._arrived: dict[int, deque[_Arrived]] = defaultdict(deque)
@@ -172,6 +174,7 @@ class QueueComm(CountingComm):
 
     def _write(self, dest: int, data: bytes) -> None:
         post(self._links.write_fds[dest], data, self._inbox.fd, self._drain)
+        self._doorbells.ring(dest)
 
     # -- progress -----------------------------------------------------------------------------
 
@@ -191,7 +194,7 @@ class QueueComm(CountingComm):
 
     def _drain(self) -> None:
         """Empty our inbox while our own write is blocked; handled later, in order."""
-        self._backlog.extend(self._inbox.read())
+        self._backlog.extend(self._inbox.read_ready())
 
     def _handle(self, message: Message) -> None:
         source = message.source

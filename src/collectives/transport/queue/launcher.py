@@ -1,7 +1,8 @@
 """Start one OS process per rank, supervise them, and collect what they measured.
 
-Ranks are forked explicitly (never spawned: a spawned child would re-import the caller,
-and forking lets ranks inherit their inputs and links for free). The parent is a
+Ranks are forked explicitly with os.fork (never spawned: a spawned child would re-import
+the caller, and forking lets ranks inherit their inputs and links for free; multiprocessing's
+Process would poll every earlier child at each start, quadratic in the ranks). The parent is a
 supervisor: it releases all ranks at once after their untimed preparation, watches every
 rank's process sentinel, and on the first failure (an exception, a signal, a timeout) kills
 the whole group and raises RankFailure naming the rank and the cause. Nothing outlives a
@@ -10,19 +11,22 @@ launch: children are reaped on every path, and all shared memory is anonymous.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gc
+import math
 import multiprocessing as mp
-import multiprocessing.connection
 import os
 import resource
+import select
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -32,7 +36,7 @@ from ..launch import Prepare, Program, RankFailure, RankRun, warm_heap
 from ..trace import Trace
 from .endpoint import DONE, RUNNING, QueueComm
 from .faults import Fault
-from .links import Links, prefault, shared_array
+from .links import Links, SpinBarrier, prefault, shared_array
 
 ERROR_BYTES = 1024  # room for each rank's one-line failure description
 _FORK = mp.get_context("fork")
@@ -63,19 +67,21 @@ def launch(
     started = time.perf_counter()
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
+    links = Links(size, largest_message)
     job = _Job(
-        links=Links(size, largest_message), shared=_SharedState(size, results),
+        links=links, shared=_SharedState(size, results),
         ready_fd=ready_w, go_fd=go_r, traces=tempfile.mkdtemp(prefix="collectives-trace-"),
-        barrier=_FORK.Barrier(size), parent=os.getpid(), fault=fault,
+        barrier=SpinBarrier(size) if links.spin else _SleepingBarrier(size),
+        parent=os.getpid(), fault=fault,
         largest_message=largest_message, prepare=prepare, program=program,
     )  # fmt: skip
-    procs: list[mp.Process] = []
+    procs: list[_RankProcess] = []
     gc.freeze()  # ranks then do not copy-on-write the parent's objects to collect them
+    sys.stdout.flush()
+    sys.stderr.flush()  # or ranks would inherit, and repeat, unwritten output
     try:
         for rank in range(size):
-            proc = _FORK.Process(target=_rank_main, args=(job, rank), name=f"rank-{rank}")
-            proc.start()
-            procs.append(proc)
+            procs.append(_RankProcess(functools.partial(_rank_main, job, rank)))
         job.links.close()
         for fd in (ready_w, go_r):
             os.close(fd)
@@ -90,10 +96,8 @@ def launch(
     finally:
         gc.unfreeze()
         for proc in procs:
-            if proc.exitcode is None:
-                proc.kill()
-            proc.join()
-            proc.close()
+            proc.kill()
+            proc.reap()
         if job.links.read_fds:
             job.links.close()
         for fd in (ready_r, ready_w, go_r, go_w):
@@ -111,7 +115,7 @@ class _Job:
     ready_fd: int  # a rank writes one byte here once prepared
     go_fd: int  # and waits for one byte here
     traces: str  # a directory where each rank leaves its events
-    barrier: Any
+    barrier: SpinBarrier | _SleepingBarrier
     parent: int
     fault: Fault | None
     largest_message: int
@@ -125,7 +129,7 @@ def _rank_main(job: _Job, rank: int) -> None:
     shared = job.shared
     injector = job.fault if job.fault is not None and job.fault.rank == rank else None
     comm = QueueComm(
-        rank, job.links, shared.status, job.barrier.wait,
+        rank, job.links, shared.status, functools.partial(job.barrier.wait, rank),
         on_first_use=injector.on_first_use if injector else None,
     )  # fmt: skip
     try:
@@ -163,6 +167,48 @@ def _collect(job: _Job, size: int, started: float) -> RankRun:
     )
 
 
+class _RankProcess:
+    """One forked rank as its supervisor sees it: a pid, and a sentinel (the read end of a
+    pipe whose write end only the rank holds) that becomes readable when the rank exits."""
+
+    def __init__(self, run: Callable[[], None]) -> None:
+        sentinel, keep_open = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                run()
+            finally:
+                os._exit(1)
+        os.close(keep_open)
+        self.sentinel = sentinel
+        self.exitcode: int | None = None  # negative: killed by that signal
+
+    def kill(self) -> None:
+        """SIGKILL the rank unless it has been reaped."""
+        if self.exitcode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def reap(self) -> int:
+        """Wait for the rank to exit (once) and return its exit code."""
+        if self.exitcode is None:
+            _, status = os.waitpid(self.pid, 0)
+            self.exitcode = os.waitstatus_to_exitcode(status)
+            os.close(self.sentinel)
+        return self.exitcode
+
+
+class _SleepingBarrier:
+    """A barrier whose waiting ranks sleep in the kernel: for ranks that share cores."""
+
+    def __init__(self, size: int) -> None:
+        self._barrier = _FORK.Barrier(size)
+
+    def wait(self, _rank: int) -> None:
+        """Return once every rank is here."""
+        self._barrier.wait()
+
+
 class _SharedState:
     """Per-rank slots in shared memory that ranks fill and the supervisor reads."""
 
@@ -198,8 +244,9 @@ def _become_rank(parent: int) -> None:
 
 
 def _ensure_descriptors(size: int) -> None:
-    """Every rank holds both ends of every inbox: make sure the fd limit allows it."""
-    needed = 3 * size + 64
+    """Every rank holds both ends of every inbox, and the supervisor a sentinel per rank:
+    make sure the fd limit allows it."""
+    needed = 4 * size + 64
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < needed:
         if hard != resource.RLIM_INFINITY and hard < needed:
@@ -210,13 +257,18 @@ def _ensure_descriptors(size: int) -> None:
 
 
 def _await_ready(
-    procs: list[mp.Process], ready_fd: int, shared: _SharedState, deadline: float, timeout: float
+    procs: list[_RankProcess],
+    ready_fd: int,
+    shared: _SharedState,
+    deadline: float,
+    timeout: float,
 ) -> None:
     """Wait until every rank has prepared, failing fast if one dies first."""
     pending = len(procs)
     sentinels = {proc.sentinel: rank for rank, proc in enumerate(procs)}
+    watch = _Watch([ready_fd, *sentinels])
     while pending:
-        ready = mp.connection.wait([ready_fd, *sentinels], _remaining(deadline))
+        ready = watch.wait(deadline)
         if not ready:
             raise RankFailure(f"ranks did not start within the {timeout:g} s timeout")
         for fd in ready:
@@ -227,25 +279,41 @@ def _await_ready(
 
 
 def _await_exit(
-    procs: list[mp.Process], shared: _SharedState, deadline: float, timeout: float
+    procs: list[_RankProcess], shared: _SharedState, deadline: float, timeout: float
 ) -> None:
     """Wait for every rank to exit; the first abnormal exit or the timeout fails the run."""
     sentinels = {proc.sentinel: rank for rank, proc in enumerate(procs)}
+    watch = _Watch(list(sentinels))
     while sentinels:
-        ready = mp.connection.wait(list(sentinels), _remaining(deadline))
+        ready = watch.wait(deadline)
         if not ready:
             raise RankFailure(_describe_timeout(shared, timeout))
         for fd in ready:
             rank = sentinels.pop(fd)
-            procs[rank].join()
-            if procs[rank].exitcode != 0 or shared.status[rank] != DONE:
+            watch.forget(fd)
+            if procs[rank].reap() != 0 or shared.status[rank] != DONE:
                 _raise_for(rank, procs[rank], shared)
 
 
-def _raise_for(rank: int, proc: mp.Process, shared: _SharedState) -> None:
-    proc.join()
-    code = proc.exitcode
-    if code is not None and code < 0:
+class _Watch:
+    """Descriptors registered once with poll, however many times they are waited on."""
+
+    def __init__(self, fds: list[int]) -> None:
+        self._poll = select.poll()
+        for fd in fds:
+            self._poll.register(fd, select.POLLIN)
+
+    def wait(self, deadline: float) -> list[int]:
+        """The descriptors readable (or closed) before the deadline; [] at the deadline."""
+        return [fd for fd, _ in self._poll.poll(math.ceil(_remaining(deadline) * 1000))]
+
+    def forget(self, fd: int) -> None:
+        self._poll.unregister(fd)
+
+
+def _raise_for(rank: int, proc: _RankProcess, shared: _SharedState) -> None:
+    code = proc.reap()
+    if code < 0:
         raise RankFailure(f"rank {rank} was killed by signal {signal.Signals(-code).name}")
     cause = shared.error(rank) or f"exited with status {code}"
     raise RankFailure(f"rank {rank} failed: {cause}")

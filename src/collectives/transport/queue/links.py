@@ -10,6 +10,12 @@ sends an ACK that frees the slot. Several slots per rank let a sender go on with
 waiting for the receiver, and both copies overlap (pickling arrays
 through a pipe would be ~20x slower). Anonymous shared mappings vanish with the last
 process that maps them, so nothing can be left behind in /dev/shm.
+
+Waiting, as MPI libraries wait: after each write a sender rings the receiver's doorbell (a
+counter in shared memory). A rank that waits polls its doorbell for a while, then yields
+its core between polls, and only then sleeps in the kernel on its inbox, so a message costs
+microseconds while ranks have cores of their own. When ranks outnumber cores a waiting rank
+sleeps at once, giving its core to a rank that has work.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import mmap
 import os
 import select
 import struct
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,6 +40,8 @@ ACK = 3  # the receiver has copied a segment out of the slot
 assert HEADER.size == HEADER_BYTES and HEADER_BYTES + INLINE_MAX_BYTES <= select.PIPE_BUF
 SEGMENT_BYTES = 256 * 1024
 SLOTS_PER_RANK = 4
+SPIN_SECONDS = 50e-6  # poll the doorbell this long (a wake-up from sleep costs ~10-100 us)
+YIELD_SECONDS = 2e-3  # then poll between sched_yield calls this long, then sleep
 
 
 def shared_array(shape: int | tuple[int, ...], dtype: np.dtype | str) -> np.ndarray:
@@ -85,6 +94,8 @@ class Links:
 
     def __init__(self, size: int, largest_message: int) -> None:
         self.size = size
+        self.spin = size <= len(os.sched_getaffinity(0))  # a core for every rank
+        self.doorbells = shared_array(size, np.int64)
         self.slot_bytes = max(1, min(SEGMENT_BYTES, largest_message))
         pipes = [os.pipe() for _ in range(size)]
         self.read_fds = [r for r, _ in pipes]
@@ -101,15 +112,79 @@ class Links:
         self.read_fds, self.write_fds = [], []
 
 
+class Doorbells:
+    """Every rank's doorbell: rung by a sender after each write to the rank's inbox."""
+
+    def __init__(self, links: Links) -> None:
+        self._bells = memoryview(links.doorbells).cast("B").cast("q")  # fastest element access
+
+    def ring(self, rank: int) -> None:
+        """Tell `rank` its inbox has data (racing senders may merge rings: any change will do)."""
+        self._bells[rank] += 1
+
+
+class SpinBarrier:
+    """A barrier for ranks that have cores of their own: each rank publishes how many
+    barriers it has entered, and polls until every rank has entered as many (then yields its
+    core between polls, as a waiting receive does)."""
+
+    def __init__(self, size: int) -> None:
+        self._entered = shared_array(size, np.int64)
+
+    def wait(self, rank: int) -> None:
+        """Return once every rank has called wait as often as `rank` has."""
+        entered = self._entered
+        entered[rank] += 1
+        mine = entered[rank]
+        clock = time.perf_counter
+        spin_until = clock() + SPIN_SECONDS
+        while entered.min() < mine:
+            if clock() >= spin_until:
+                os.sched_yield()
+
+
 class InboxReader:
     """Reads one rank's inbox and splits the byte stream back into messages."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(self, links: Links, rank: int) -> None:
+        self.fd = links.read_fds[rank]
+        self._rank = rank
+        self._spin = links.spin
+        self._bells = memoryview(links.doorbells).cast("B").cast("q")
         self._buffer = bytearray()
+        if self._spin:
+            os.set_blocking(self.fd, False)  # our inbox alone: only we read this end
 
     def read(self) -> list[Message]:
-        """Block until data arrives, then return every complete message received."""
+        """Wait until data arrives (polling first if ranks have cores of their own), then
+        return every complete message received."""
+        if self._spin:
+            return self._poll_then_read()
+        return self.read_ready()
+
+    def _poll_then_read(self) -> list[Message]:
+        """Read whenever our doorbell has rung; after the polling time, sleep in the kernel."""
+        bells, rank = self._bells, self._rank
+        clock = time.perf_counter
+        spin_until = clock() + SPIN_SECONDS
+        yield_until = spin_until + YIELD_SECONDS
+        seen = None  # a first read before any ring: data may be waiting already
+        while True:
+            if bells[rank] != seen:
+                seen = bells[rank]
+                try:
+                    return self.read_ready()
+                except BlockingIOError:
+                    pass  # a ring for data we read earlier
+            now = clock()
+            if now >= yield_until:
+                select.select([self.fd], [], [])
+                return self.read_ready()
+            if now >= spin_until:
+                os.sched_yield()
+
+    def read_ready(self) -> list[Message]:
+        """Read what the inbox holds and return the complete messages."""
         chunk = os.read(self.fd, 1 << 16)
         if not chunk:
             raise ConnectionError("inbox closed")
