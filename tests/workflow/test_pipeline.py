@@ -236,7 +236,7 @@ def test_adding_a_workload_reruns_no_measure_job(workdir):
     done = snakemake(workdir, "-n", config=str(extended))
     assert done.returncode == 0, done.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
-    assert set(jobs) == {"workloads", "figure_workloads", "all", "total"}
+    assert set(jobs) == {"workloads", "figure_workloads", "pipeline_timing", "all", "total"}
 
 
 def test_the_model_meets_the_clock(workdir):
