@@ -40,3 +40,7 @@ class Communicator(Protocol):
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         """inoutbuf += inbuf elementwise (MPI_Reduce_local with MPI_SUM)."""
+
+    def copy(self, x: np.ndarray) -> np.ndarray:
+        """A working copy of x in memory the transport can share with peers (the role of
+        MPI_Alloc_mem): sends from it may travel with one copy instead of two."""

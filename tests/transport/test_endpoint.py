@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -181,3 +183,31 @@ def test_sendrecv_reduce_refuses_overlapping_buffers():
 
     with pytest.raises(RankFailure, match="must not overlap"):
         run_program(1, program)
+
+
+@pytest.mark.parametrize("nbytes", [INLINE_MAX_BYTES + 8, 3 * SEGMENT_BYTES + 24])
+def test_working_copies_travel_in_place_expected_or_not(nbytes):
+    """Sends from comm.copy buffers are read out of the sender's arena: into the waiting
+    receive, into a fused add, or kept when they arrive before their receive; the sender's
+    buffer is its own again once the send returns."""
+    elements = nbytes // 8
+
+    def program(comm, _):
+        peer = 1 - comm.rank
+        mine = comm.copy(np.full(elements, comm.rank + 1.0))
+        if comm.rank == 0:
+            comm.send(mine, peer)  # arrives before rank 1 asks for it
+            mine[:] = -1.0  # ours again: the receiver already holds its copy
+            comm.send(comm.copy(np.full(elements, 10.0)), peer)
+            total = comm.copy(np.zeros(elements))
+            comm.recv_reduce(peer, total)
+            return total
+        time.sleep(0.05)
+        first = comm.recv(peer)
+        second = comm.recv(peer, out=comm.copy(np.zeros(elements)))
+        comm.send(first + second, peer)
+        return comm.sendrecv(mine, comm.rank, comm.rank)  # to itself, in place
+
+    run = run_program(2, program, elements=elements)
+    assert np.all(run.results[0] == 11.0) and np.all(run.results[1] == 2.0)
+    assert run.counts.messages == 4 and run.counts.bytes_total == 4 * nbytes

@@ -46,10 +46,11 @@ def measure_threads(wildcards):
 
 
 def measure_memory_mb(wildcards):
-    """Inputs/results, staging, a warm heap per rank, and ~40 MB per rank process."""
+    """Inputs/results, staging, a warm heap and the working copy's shared memory per rank,
+    and ~40 MB per rank process."""
     ranks, elements = int(wildcards.ranks), int(wildcards.elements)
     vector_mb = elements * 8 / 1e6
-    return int(200 + ranks * (40 + 3 * vector_mb))
+    return int(200 + ranks * (40 + 4 * vector_mb))
 
 
 def all_cores(wildcards):

@@ -19,7 +19,7 @@ from ..comm import Communicator
 def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
     """Binomial reduce to rank 0, then binomial broadcast from rank 0."""
     n, rank = comm.size, comm.rank
-    result = x.copy()
+    result = comm.copy(x)
 
     distance = 1
     while distance < n:  # reduce: collect the subtree below, then hand it to the parent

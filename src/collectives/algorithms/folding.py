@@ -27,7 +27,7 @@ def folded(comm: Communicator, x: np.ndarray, allreduce_in_place: InPlace) -> np
     """All-reduce `x` with a power-of-two algorithm on any N, by folding."""
     rank = comm.rank
     rem = comm.size - (1 << (comm.size.bit_length() - 1))
-    result = x.copy()
+    result = comm.copy(x)
     if rank < 2 * rem and rank % 2 == 0:  # folded out: hand over, wait for the result
         comm.send(result, rank + 1)
         return comm.recv(rank + 1, out=result)

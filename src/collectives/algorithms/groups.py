@@ -40,3 +40,6 @@ class SubComm:
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         self._comm.reduce_local(inbuf, inoutbuf)
+
+    def copy(self, x: np.ndarray) -> np.ndarray:
+        return self._comm.copy(x)

@@ -30,7 +30,7 @@ def allreduce(comm: Communicator, x: np.ndarray, ranks_per_node: int) -> np.ndar
     group = ranks_per_node
     nodes = comm.size // group
     node, local = divmod(comm.rank, group)
-    result = x.copy()
+    result = comm.copy(x)
     chunks = [result[s] for s in split_evenly(result.size, group)]
     in_node = SubComm(comm, list(range(node * group, (node + 1) * group)))
     across = SubComm(comm, [other * group + local for other in range(nodes)])

@@ -20,7 +20,7 @@ def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
     if comm.rank != ROOT:
         comm.send(x, ROOT)
         return comm.recv(ROOT)
-    total = x.copy()
+    total = comm.copy(x)
     for source in range(comm.size):
         if source != ROOT:
             comm.recv_reduce(source, total)

@@ -18,7 +18,7 @@ from .partition import split_evenly
 
 def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
     """Reduce-scatter then all-gather around the ring, N-1 steps each."""
-    result = x.copy()
+    result = comm.copy(x)
     chunks = [result[s] for s in split_evenly(result.size, comm.size)]
     reduce_scatter(comm, chunks)
     all_gather(comm, chunks)

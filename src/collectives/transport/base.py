@@ -68,6 +68,10 @@ class CountingComm:
         self._combine(inbuf, inoutbuf)
         self.ledger.on_reduce(inbuf.size)
 
+    def copy(self, x: np.ndarray) -> np.ndarray:
+        """A working copy of x (plain memory, unless the transport has memory to share)."""
+        return x.copy()
+
     # -- beyond the interface: for harnesses, never for algorithms ------------------------------
 
     def barrier(self) -> None:

@@ -40,6 +40,11 @@ class MpiComm(CountingComm):
         self.size = world.Get_size()
         self.ledger = Ledger()
         self._header = np.empty(HEADER_BYTES + INLINE_MAX_BYTES, dtype=np.uint8)
+        self._header_words = self._header[:HEADER_BYTES].view(np.int64)
+        # a rank has one send in flight at most (each completes before the next starts), so
+        # one outgoing header (+ inline payload) buffer serves every message
+        self._outgoing = np.empty(HEADER_BYTES + INLINE_MAX_BYTES, dtype=np.uint8)
+        self._outgoing_words = self._outgoing[:HEADER_BYTES].view(np.int64)
         self._scratch: dict[tuple[np.dtype, int], np.ndarray] = {}
 
     # -- beyond the interface: for harnesses, never for algorithms ------------------------------
@@ -58,14 +63,14 @@ class MpiComm(CountingComm):
             raise ValueError(f"messages are 1-D arrays, got shape {buf.shape}")
         nbytes = buf.nbytes
         round_stamp, byte_stamp = self.ledger.on_send(dest, nbytes)
-        words = [round_stamp, byte_stamp, nbytes, ord(buf.dtype.char)]
-        header = np.array(words, dtype=np.int64).view(np.uint8)
+        self._outgoing_words[:] = (round_stamp, byte_stamp, nbytes, ord(buf.dtype.char))
         payload = buf.view(np.uint8)
         if nbytes <= INLINE_MAX_BYTES:
-            message = np.concatenate([header, payload])
-            return [self.world.Isend([message, MPI.BYTE], dest, HEADER_TAG)]
+            end = HEADER_BYTES + nbytes
+            self._outgoing[HEADER_BYTES:end] = payload
+            return [self.world.Isend([self._outgoing[:end], MPI.BYTE], dest, HEADER_TAG)]
         return [
-            self.world.Isend([header, MPI.BYTE], dest, HEADER_TAG),
+            self.world.Isend([self._outgoing[:HEADER_BYTES], MPI.BYTE], dest, HEADER_TAG),
             self.world.Isend([payload, MPI.BYTE], dest, PAYLOAD_TAG),
         ]
 
@@ -76,9 +81,7 @@ class MpiComm(CountingComm):
         """Receive the next message from `source`; copy or add it into `buf` if given."""
         self._check_peer(source, "source")
         self.world.Recv([self._header, MPI.BYTE], source, HEADER_TAG)
-        round_stamp, byte_stamp, nbytes, char = (
-            int(w) for w in self._header[:HEADER_BYTES].view(np.int64)
-        )
+        round_stamp, byte_stamp, nbytes, char = self._header_words.tolist()
         dtype = dtype_of(chr(char).encode())
         direct = (
             not add and buf is not None and buf.dtype == dtype and buf.nbytes == nbytes

@@ -20,9 +20,13 @@ import numpy as np
 
 from ..accounting import Ledger
 from ..base import INLINE_MAX_BYTES, CountingComm, check_same_size, dtype_of
+from .arena import Arena
 from .links import (
     ACK,
+    DIRECT,
     INLINE,
+    OFFSET,
+    RELEASE,
     SEGMENT,
     SLOTS_PER_RANK,
     Doorbells,
@@ -45,6 +49,7 @@ class _Arrived:
     round_stamp: int
     byte_stamp: int
     applied: bool = False  # already copied or added into the buffer the program gave
+    unread: bool = False  # data is still the sender's, in its arena: read it, then release
 
 
 @dataclass(slots=True)
@@ -88,17 +93,35 @@ class QueueComm(CountingComm):
         self._my_slots = links.slots[rank]
         self._inbox = InboxReader(links, rank)
         self._doorbells = Doorbells(links)
-        self._status = status
+        self._status = memoryview(status).cast("B").cast("q")  # fastest element access
         self._on_first_use = on_first_use
         self._arrived: dict[int, deque[_Arrived]] = defaultdict(deque)
         self._incoming: dict[int, _Incoming] = {}
         self._backlog: list[Message] = []
         self._acks_due: dict[int, list[bytes]] = defaultdict(list)
         self._outgoing: _Outgoing | None = None
+        self._unread_direct = -1  # the peer still reading our direct send, if any
+        self._unread = 0  # direct payloads held in their senders' arenas
+        self._arena = Arena(links.arenas[rank])
         self._slot_free = [True] * SLOTS_PER_RANK
         self._next_slot = 0
         self._wanted: tuple[int, np.ndarray | None, bool] = (-1, None, False)
         self._barrier = barrier
+
+    def copy(self, x: np.ndarray) -> np.ndarray:
+        """A working copy of x in this rank's arena, which peers read in place (see arena)."""
+        if x.ndim != 1:
+            return x.copy()
+        buffer = self._empty(x.size, x.dtype)
+        np.copyto(buffer, x, casting="no")
+        return buffer
+
+    def _empty(self, count: int, dtype: np.dtype) -> np.ndarray:
+        """A buffer from the arena for anything large enough to travel as a direct send."""
+        buffer = None
+        if count * dtype.itemsize > INLINE_MAX_BYTES:
+            buffer = self._arena.empty(count, dtype)
+        return np.empty(count, dtype=dtype) if buffer is None else buffer
 
     # -- beyond the interface: for harnesses, never for algorithms ------------------------------
 
@@ -108,8 +131,10 @@ class QueueComm(CountingComm):
 
     def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
         """Wait for the next message from `source`; copy or add it into `buf` if given."""
-        self._touch()
-        self._check_peer(source, "source")
+        if self._on_first_use is not None:
+            self._touch()
+        if not 0 <= source < self.size:
+            self._check_peer(source, "source")
         queue = self._arrived[source]
         self._wanted = (source, buf, add)
         while not queue:
@@ -123,21 +148,28 @@ class QueueComm(CountingComm):
                 check_same_size(data, buf, f"message from rank {source}")
                 np.add(buf, data, out=buf)
             self.ledger.on_reduce(data.size)
-            return buf
-        if message.applied:
-            return buf
-        if buf is None:
-            return data if data.flags.writeable else data.copy()
-        check_same_size(data, buf, f"message from rank {source}")
-        np.copyto(buf, data, casting="no")
-        return buf
+            result = buf
+        elif message.applied:
+            result = buf
+        elif buf is None:
+            keep = message.unread or not data.flags.writeable
+            result = self.copy(data) if keep else data
+        else:
+            check_same_size(data, buf, f"message from rank {source}")
+            np.copyto(buf, data, casting="no")
+            result = buf
+        if message.unread:  # read straight out of the sender's arena: one copy in all
+            self._release(source)
+        return result
 
     # -- sending ----------------------------------------------------------------------------
 
     def _start_send(self, buf: np.ndarray, dest: int) -> None:
-        """Stamp a message and send it inline, or start staging it segment by segment."""
-        self._touch()
-        self._check_peer(dest, "dest")
+        """Stamp a message and send it inline, in place, or segment by segment."""
+        if self._on_first_use is not None:
+            self._touch()
+        if not 0 <= dest < self.size:
+            self._check_peer(dest, "dest")
         buf = np.ascontiguousarray(buf)
         if buf.ndim != 1:
             raise ValueError(f"messages are 1-D arrays, got shape {buf.shape}")
@@ -145,6 +177,12 @@ class QueueComm(CountingComm):
         stamps = self.ledger.on_send(dest, nbytes)
         if nbytes <= INLINE_MAX_BYTES:
             self._write(dest, encode(INLINE, self.rank, nbytes, stamps, char, 0, buf.tobytes()))
+            return
+        offset = self._arena.offset_of(buf)
+        if offset is not None:  # one copy: the receiver reads it in place, then releases it
+            self._unread_direct = dest
+            where = OFFSET.pack(offset)
+            self._write(dest, encode(DIRECT, self.rank, nbytes, stamps, char, 0, where))
             return
         self._outgoing = _Outgoing(dest, buf.view(np.uint8), (char, nbytes, stamps))
         self._post_segments()
@@ -168,9 +206,12 @@ class QueueComm(CountingComm):
             self._outgoing = None  # all in slots: the send buffer may be reused
 
     def _finish_send(self, _sending: None = None) -> None:
-        """Progress until the whole outgoing message sits in slots (freed by ACKs)."""
+        """Progress until the whole outgoing message sits in slots (freed by ACKs), or
+        until the receiver of a direct send has read it."""
         while self._outgoing is not None:
             self._progress(waiting_on=self._outgoing.dest)
+        while self._unread_direct >= 0:
+            self._progress(waiting_on=self._unread_direct)
 
     def _write(self, dest: int, data: bytes) -> None:
         post(self._links.write_fds[dest], data, self._inbox.fd, self._drain)
@@ -180,6 +221,8 @@ class QueueComm(CountingComm):
 
     def _progress(self, waiting_on: int) -> None:
         """Handle the next batch of inbox messages, blocking until there is one."""
+        if self._unread:  # about to wait: free every sender we still hold (no deadlock)
+            self._read_unread()
         if self._backlog:
             messages, self._backlog = self._backlog, []
         else:
@@ -205,8 +248,36 @@ class QueueComm(CountingComm):
         elif message.kind == INLINE:
             data = np.frombuffer(message.payload, dtype=dtype_of(message.dtype_char))
             self._arrived[source].append(_Arrived(data, message.round_stamp, message.byte_stamp))
-        else:
+        elif message.kind == SEGMENT:
             self._receive_segment(message)
+        elif message.kind == DIRECT:
+            self._hold_direct(message)
+        else:  # RELEASE
+            self._unread_direct = -1
+
+    def _hold_direct(self, message: Message) -> None:
+        """Keep a direct payload where it is, in the sender's arena, until the program asks
+        for it (then it goes straight into the program's buffer) or until we must wait."""
+        (offset,) = OFFSET.unpack(message.payload)
+        region = self._links.arenas[message.source, offset : offset + message.nbytes]
+        data = region.view(dtype_of(message.dtype_char))
+        self._arrived[message.source].append(
+            _Arrived(data, message.round_stamp, message.byte_stamp, unread=True)
+        )
+        self._unread += 1
+
+    def _read_unread(self) -> None:
+        """Copy every held direct payload into our own memory and release its sender."""
+        for source, queue in self._arrived.items():
+            for message in queue:
+                if message.unread:
+                    message.data, message.unread = self.copy(message.data), False
+                    self._release(source)
+
+    def _release(self, source: int) -> None:
+        """Tell `source` we have read its direct payload: its send completes."""
+        self._unread -= 1
+        self._write(source, encode(RELEASE, self.rank))
 
     def _receive_segment(self, message: Message) -> None:
         """Take one segment out of the sender's slot, acknowledge it, complete messages."""
@@ -238,8 +309,18 @@ class QueueComm(CountingComm):
         """Segments go straight into the program's buffer if it waits for exactly this
         message (the common case: no extra copy), else into a private buffer."""
         dtype = dtype_of(message.dtype_char)
-        source, buf, add = self._wanted
-        direct = (
+        _, buf, add = self._wanted
+        if self._wants(message, dtype):
+            target = buf
+        else:
+            target, add = self._empty(message.nbytes // dtype.itemsize, dtype), False
+        return _Incoming(target, add, target is buf, 0, message.round_stamp, message.byte_stamp)
+
+    def _wants(self, message: Message, dtype: np.dtype) -> bool:
+        """Whether the program waits for exactly this message with a buffer it fits (then
+        the payload goes straight into it: no extra copy)."""
+        source, buf, _ = self._wanted
+        return (
             buf is not None
             and source == message.source
             and not self._arrived[source]
@@ -247,15 +328,10 @@ class QueueComm(CountingComm):
             and buf.nbytes == message.nbytes
             and buf.flags.c_contiguous
         )
-        if direct:
-            target = buf
-        else:
-            target, add = np.empty(message.nbytes // dtype.itemsize, dtype=dtype), False
-        return _Incoming(target, add, direct, 0, message.round_stamp, message.byte_stamp)
 
     # -- checks -----------------------------------------------------------------------------
 
     def _touch(self) -> None:
-        if self._on_first_use is not None:
-            hook, self._on_first_use = self._on_first_use, None
-            hook()
+        """Run the first-use hook (fault injection) once."""
+        hook, self._on_first_use = self._on_first_use, None
+        hook()

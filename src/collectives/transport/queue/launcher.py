@@ -135,6 +135,7 @@ def _rank_main(job: _Job, rank: int) -> None:
     try:
         warm_heap(job.largest_message)  # first-touch page faults now, untimed
         prefault(job.links.slots[rank])
+        prefault(job.links.arenas[rank, : job.largest_message])  # the working copy's room
         prefault(shared.results[rank])
         prepared = job.prepare(rank)
         os.write(job.ready_fd, b"r")

@@ -3,8 +3,9 @@
 Each rank owns an inbox, an OS pipe that every rank may write to. A message is a fixed
 32-byte header (kind, dtype, slot, source, payload bytes, the two clock stamps) written
 with one atomic write (at most PIPE_BUF bytes), so concurrent senders never interleave.
-Small payloads travel inline after the header. Larger ones go through the sender's
-staging slots in anonymous shared memory, segment by segment: the sender copies a
+Small payloads travel inline after the header. Larger ones in the sender's arena (see
+arena.py) are read by the receiver in place (DIRECT, then RELEASE); others go through the
+sender's staging slots in anonymous shared memory, segment by segment: the sender copies a
 segment into its next free slot and posts its header, the receiver copies it out and
 sends an ACK that frees the slot. Several slots per rank let a sender go on without
 waiting for the receiver, and both copies overlap (pickling arrays
@@ -37,9 +38,13 @@ HEADER = struct.Struct("<BcBxIQQQ")  # kind, dtype char, slot, pad, source, nbyt
 INLINE = 1  # the payload follows the header in the pipe
 SEGMENT = 2  # the next segment of a staged payload is in the sender's slot
 ACK = 3  # the receiver has copied a segment out of the slot
+DIRECT = 4  # the payload is in the sender's arena, at the offset that follows the header
+RELEASE = 5  # the receiver has read a direct payload: the sender may reuse its buffer
+OFFSET = struct.Struct("<Q")
 assert HEADER.size == HEADER_BYTES and HEADER_BYTES + INLINE_MAX_BYTES <= select.PIPE_BUF
 SEGMENT_BYTES = 256 * 1024
 SLOTS_PER_RANK = 4
+ARENA_VECTORS = 3  # working buffers of the largest message per rank that peers read in place
 SPIN_SECONDS = 50e-6  # poll the doorbell this long (a wake-up from sleep costs ~10-100 us)
 YIELD_SECONDS = 2e-3  # then poll between sched_yield calls this long, then sleep
 
@@ -104,12 +109,26 @@ class Links:
             # Writers never block forever: on a full inbox they drain their own (see post).
             os.set_blocking(fd, False)
         self.slots = shared_array((size, SLOTS_PER_RANK, self.slot_bytes), np.uint8)
+        self.arenas = _arenas(size, largest_message)
 
     def close(self) -> None:
         """Close this process's ends of every inbox."""
         for fd in self.read_fds + self.write_fds:
             os.close(fd)
         self.read_fds, self.write_fds = [], []
+
+
+def _arenas(size: int, largest_message: int) -> np.ndarray:
+    """Every rank's arena (see arena.py): address space only until a rank touches it, and
+    none at all where the machine could not back every rank's share."""
+    per_rank = -(-ARENA_VECTORS * largest_message // _PAGE) * _PAGE
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if per_rank * size > physical // 2:
+        per_rank = 0
+    try:
+        return shared_array((size, per_rank), np.uint8)
+    except OSError:  # no room for the mapping: messages go through the slots
+        return shared_array((size, 0), np.uint8)
 
 
 class Doorbells:
@@ -192,7 +211,9 @@ class InboxReader:
         messages, offset, end = [], 0, len(self._buffer)
         while end - offset >= HEADER.size:
             fields = HEADER.unpack_from(self._buffer, offset)
-            size = HEADER.size + (fields[4] if fields[0] == INLINE else 0)
+            kind = fields[0]
+            payload_bytes = fields[4] if kind == INLINE else OFFSET.size if kind == DIRECT else 0
+            size = HEADER.size + payload_bytes
             if end - offset < size:
                 break
             payload = bytes(self._buffer[offset + HEADER.size : offset + size])
