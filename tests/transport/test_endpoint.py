@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from collectives.transport.launch import RankFailure
-from collectives.transport.queue.links import INLINE_MAX_BYTES, SEGMENT_BYTES
+from collectives.transport.queue.links import DIRECT_MIN_BYTES, INLINE_MAX_BYTES, SEGMENT_BYTES
 
 from .helpers import run_program
 
@@ -185,7 +185,7 @@ def test_sendrecv_reduce_refuses_overlapping_buffers():
         run_program(1, program)
 
 
-@pytest.mark.parametrize("nbytes", [INLINE_MAX_BYTES + 8, 3 * SEGMENT_BYTES + 24])
+@pytest.mark.parametrize("nbytes", [DIRECT_MIN_BYTES, 3 * SEGMENT_BYTES + 24])
 def test_working_copies_travel_in_place_expected_or_not(nbytes):
     """Sends from comm.copy buffers are read out of the sender's arena: into the waiting
     receive, into a fused add, or kept when they arrive before their receive; the sender's

@@ -24,6 +24,7 @@ from .arena import Arena
 from .links import (
     ACK,
     DIRECT,
+    DIRECT_MIN_BYTES,
     INLINE,
     OFFSET,
     RELEASE,
@@ -119,7 +120,7 @@ class QueueComm(CountingComm):
     def _empty(self, count: int, dtype: np.dtype) -> np.ndarray:
         """A buffer from the arena for anything large enough to travel as a direct send."""
         buffer = None
-        if count * dtype.itemsize > INLINE_MAX_BYTES:
+        if count * dtype.itemsize >= DIRECT_MIN_BYTES:
             buffer = self._arena.empty(count, dtype)
         return np.empty(count, dtype=dtype) if buffer is None else buffer
 
@@ -178,7 +179,7 @@ class QueueComm(CountingComm):
         if nbytes <= INLINE_MAX_BYTES:
             self._write(dest, encode(INLINE, self.rank, nbytes, stamps, char, 0, buf.tobytes()))
             return
-        offset = self._arena.offset_of(buf)
+        offset = self._arena.offset_of(buf) if nbytes >= DIRECT_MIN_BYTES else None
         if offset is not None:  # one copy: the receiver reads it in place, then releases it
             self._unread_direct = dest
             where = OFFSET.pack(offset)

@@ -44,6 +44,8 @@ OFFSET = struct.Struct("<Q")
 assert HEADER.size == HEADER_BYTES and HEADER_BYTES + INLINE_MAX_BYTES <= select.PIPE_BUF
 SEGMENT_BYTES = 256 * 1024
 SLOTS_PER_RANK = 4
+DIRECT_MIN_BYTES = 64 * 1024  # smaller payloads go eagerly through the slots: a send then
+# completes without waiting for the receiver (MPI libraries switch to rendezvous near here)
 ARENA_VECTORS = 3  # working buffers of the largest message per rank that peers read in place
 SPIN_SECONDS = 50e-6  # poll the doorbell this long (a wake-up from sleep costs ~10-100 us)
 YIELD_SECONDS = 2e-3  # then poll between sched_yield calls this long, then sleep
