@@ -18,7 +18,7 @@ import numpy as np
 from .trace import NO_PEER, RECV, REDUCE, SEND
 
 
-@dataclass
+@dataclass(slots=True)
 class PortClock:
     """A rank's logical clock with one send port and one receive port."""
 
@@ -26,17 +26,22 @@ class PortClock:
     send_port: int = 0
     recv_port: int = 0
 
+    # Conditional expressions rather than max(): these run once per message per clock.
+
     def stamp_send(self, weight: int) -> int:
         """Stamp an outgoing message and occupy the send port for `weight`."""
-        stamp = max(self.clock, self.send_port)
+        clock, port = self.clock, self.send_port
+        stamp = clock if clock > port else port
         self.send_port = stamp + weight
         return stamp
 
     def receive(self, stamp: int, weight: int) -> None:
         """Absorb a message stamped `stamp` that occupies the receive port for `weight`."""
-        arrival = max(stamp, self.recv_port) + weight
+        port = self.recv_port
+        arrival = (stamp if stamp > port else port) + weight
         self.recv_port = arrival
-        self.clock = max(self.clock, arrival)
+        if arrival > self.clock:
+            self.clock = arrival
 
 
 # Column order of the per-rank statistics a rank hands back to the launcher.

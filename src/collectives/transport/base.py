@@ -64,7 +64,7 @@ class CountingComm:
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         """inoutbuf += inbuf, counted as a reduction of inbuf.size elements."""
-        check_same_size(inbuf, inoutbuf, "reduce_local: inbuf")
+        check_same_size(inbuf.size, inoutbuf, "reduce_local: inbuf")
         self._combine(inbuf, inoutbuf)
         self.ledger.on_reduce(inbuf.size)
 
@@ -102,10 +102,10 @@ class CountingComm:
             raise ValueError(f"{role} rank {peer} is outside 0..{self.size - 1}")
 
 
-def check_same_size(data: np.ndarray, buf: np.ndarray, what: str) -> None:
-    """A message and the buffer it goes into hold the same number of elements."""
-    if data.size != buf.size:
-        raise ValueError(f"{what} holds {data.size} elements, the buffer {buf.size}")
+def check_same_size(elements: int, buf: np.ndarray, what: str) -> None:
+    """A message of `elements` elements and the buffer it goes into hold as many."""
+    if elements != buf.size:
+        raise ValueError(f"{what} holds {elements} elements, the buffer {buf.size}")
 
 
 @functools.cache

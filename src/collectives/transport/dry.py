@@ -98,11 +98,10 @@ class DryComm(CountingComm):
             size, (round_stamp, byte_stamp) = channel.get(timeout=WAIT_SECONDS)
         except queue.Empty:
             raise RuntimeError(f"rank {self.rank}: no message from rank {source}") from None
-        data = hollow(size, self.itemsize)
         self.ledger.on_recv(source, size * self.itemsize, round_stamp, byte_stamp)
         if buf is None:
-            return data
-        check_same_size(data, buf, f"message from rank {source}")
+            return hollow(size, self.itemsize)
+        check_same_size(size, buf, f"message from rank {source}")
         if add:
             self.ledger.on_reduce(size)
         return buf

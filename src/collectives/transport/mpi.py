@@ -94,14 +94,14 @@ class MpiComm(CountingComm):
             self.world.Recv([data.view(np.uint8), MPI.BYTE], source, PAYLOAD_TAG)
         self.ledger.on_recv(source, nbytes, round_stamp, byte_stamp)
         if add:
-            check_same_size(data, buf, f"message from rank {source}")
+            check_same_size(data.size, buf, f"message from rank {source}")
             np.add(buf, data, out=buf)
             self.ledger.on_reduce(data.size)
             return buf
         if buf is None:
             return data.copy() if nbytes <= INLINE_MAX_BYTES else data
         if data is not buf:
-            check_same_size(data, buf, f"message from rank {source}")
+            check_same_size(data.size, buf, f"message from rank {source}")
             np.copyto(buf, data, casting="no")
         return buf
 

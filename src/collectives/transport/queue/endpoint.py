@@ -146,7 +146,7 @@ class QueueComm(CountingComm):
         self.ledger.on_recv(source, data.nbytes, message.round_stamp, message.byte_stamp)
         if add:
             if not message.applied:
-                check_same_size(data, buf, f"message from rank {source}")
+                check_same_size(data.size, buf, f"message from rank {source}")
                 np.add(buf, data, out=buf)
             self.ledger.on_reduce(data.size)
             result = buf
@@ -156,7 +156,7 @@ class QueueComm(CountingComm):
             keep = message.unread or not data.flags.writeable
             result = self.copy(data) if keep else data
         else:
-            check_same_size(data, buf, f"message from rank {source}")
+            check_same_size(data.size, buf, f"message from rank {source}")
             np.copyto(buf, data, casting="no")
             result = buf
         if message.unread:  # read straight out of the sender's arena: one copy in all
