@@ -73,6 +73,17 @@ def test_bad_input_is_one_line_exit_2_nothing_written(args, tmp_path):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+def test_a_bad_wait_mode_is_one_line_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLECTIVES_WAIT", "busy")
+    out = tmp_path / "r.json"
+    done = cli("measure", "--algorithm", "ring", "--ranks", "2", "--elements", "8",
+               "--output", str(out))  # fmt: skip
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.strip() == (
+        "collectives: error: COLLECTIVES_WAIT='busy' is not one of: auto, poll, sleep"
+    )
+
+
 @pytest.mark.parametrize(
     ("fault", "message"),
     [

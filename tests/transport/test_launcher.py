@@ -26,10 +26,17 @@ def test_every_rank_runs_and_reports_timing():
     assert 0 < run.collective_seconds <= run.wall_seconds
 
 
-def test_waiting_ranks_poll_only_when_every_rank_has_a_core():
+def test_waiting_ranks_poll_only_when_every_rank_has_a_core(monkeypatch):
     cores = len(os.sched_getaffinity(0))
     assert Links(cores, 8).spin
     assert not Links(cores + 1, 8).spin
+    monkeypatch.setenv("COLLECTIVES_WAIT", "sleep")
+    assert not Links(1, 8).spin
+    monkeypatch.setenv("COLLECTIVES_WAIT", "poll")
+    assert Links(cores + 1, 8).spin
+    monkeypatch.setenv("COLLECTIVES_WAIT", "spin")
+    with pytest.raises(ValueError, match="COLLECTIVES_WAIT='spin' is not one of: auto"):
+        Links(1, 8)
 
 
 @pytest.mark.parametrize("ranks", [2, 5])  # polling ranks on two cores, then sleeping ones

@@ -21,7 +21,8 @@ rule measure:
         seed=config.get("seed", 0),
         data=config.get("data", "int"),
     shell:
-        "collectives measure {params.variant} --ranks {wildcards.ranks}"
+        # counts, not times: waiting ranks sleep, as --cores runs several jobs per core
+        "COLLECTIVES_WAIT=sleep collectives measure {params.variant} --ranks {wildcards.ranks}"
         " --elements {wildcards.elements} --dtype {wildcards.dtype} --seed {params.seed}"
         " --data {params.data} --timeout {resources.runtime}m --output {output.record}"
         " --trace {output.trace} 2> {log}"

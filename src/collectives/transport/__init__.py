@@ -37,6 +37,7 @@ def get_transport(name: str) -> Transport:
     if name == "queue":
         from . import queue
 
+        queue.wait_mode()  # a bad $COLLECTIVES_WAIT is bad input, reported before any launch
         return Transport("queue", queue.launch, queue.shared_array)
     if name == "mpi":
         try:

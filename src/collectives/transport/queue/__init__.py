@@ -2,6 +2,6 @@
 
 from .faults import FAULT_KINDS, Fault
 from .launcher import launch
-from .links import shared_array
+from .links import shared_array, wait_mode
 
-__all__ = ["FAULT_KINDS", "Fault", "launch", "shared_array"]
+__all__ = ["FAULT_KINDS", "Fault", "launch", "shared_array", "wait_mode"]

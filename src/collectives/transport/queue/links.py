@@ -47,6 +47,9 @@ SLOTS_PER_RANK = 4
 DIRECT_MIN_BYTES = 64 * 1024  # smaller payloads go eagerly through the slots: a send then
 # completes without waiting for the receiver (MPI libraries switch to rendezvous near here)
 ARENA_VECTORS = 3  # working buffers of the largest message per rank that peers read in place
+WAIT_VARIABLE = "COLLECTIVES_WAIT"  # auto, poll or sleep (as I_MPI_WAIT_MODE or Open MPI's
+# mpi_yield_when_idle choose how an MPI library's waiting ranks wait)
+WAIT_MODES = ("auto", "poll", "sleep")
 SPIN_SECONDS = 50e-6  # poll the doorbell this long (a wake-up from sleep costs ~10-100 us)
 YIELD_SECONDS = 2e-3  # then poll between sched_yield calls this long, then sleep
 
@@ -101,7 +104,8 @@ class Links:
 
     def __init__(self, size: int, largest_message: int) -> None:
         self.size = size
-        self.spin = size <= len(os.sched_getaffinity(0))  # a core for every rank
+        mode = wait_mode()
+        self.spin = mode == "poll" or (mode == "auto" and size <= len(os.sched_getaffinity(0)))
         self.doorbells = shared_array(size, np.int64)
         self.slot_bytes = max(1, min(SEGMENT_BYTES, largest_message))
         pipes = [os.pipe() for _ in range(size)]
@@ -118,6 +122,15 @@ class Links:
         for fd in self.read_fds + self.write_fds:
             os.close(fd)
         self.read_fds, self.write_fds = [], []
+
+
+def wait_mode() -> str:
+    """How waiting ranks wait, from $COLLECTIVES_WAIT: `auto` (the default) polls while every
+    rank has a core of its own, `poll` always does, `sleep` never; ValueError otherwise."""
+    mode = os.environ.get(WAIT_VARIABLE, "auto")
+    if mode not in WAIT_MODES:
+        raise ValueError(f"{WAIT_VARIABLE}={mode!r} is not one of: {', '.join(WAIT_MODES)}")
+    return mode
 
 
 def _arenas(size: int, largest_message: int) -> np.ndarray:
