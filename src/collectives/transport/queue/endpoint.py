@@ -1,13 +1,15 @@
 """One rank's endpoint on the queue transport: send, recv, sendrecv, with all accounting.
 
 A small progress engine, as in MPI libraries: whatever call a rank is blocked in, every
-header arriving in its inbox is handled. A send completes once its last segment is in a
-staging slot; ACKs free slots for the next segments. Segments are copied out of the
-sender's slot at once (straight into the user's
-buffer when it is the message being waited for, else into a private buffer, MPI's
-unexpected queue) and acknowledged. So a send never waits on the receiver's program
-order, and matching follows MPI's rules for one tag: messages from one source arrive in
-the order they were sent. Clocks advance when the program consumes a message.
+header arriving in its inbox is handled. An eager send completes once its last segment is
+in a staging slot; ACKs free slots for the next segments. Segments are copied out of the
+sender's slot at once (straight into the user's buffer when it is the message being waited
+for, else into a private buffer, MPI's unexpected queue) and acknowledged. A direct send
+(from the sender's arena) completes when the receiver releases it: the receiver reads it
+in place when the program asks for it, or copies it out before it waits for anything
+else, so no rank waits on another's program order for long, and never in a cycle.
+Matching follows MPI's rules for one tag: messages from one source arrive in the order
+they were sent. Clocks advance when the program consumes a message.
 """
 
 from __future__ import annotations
