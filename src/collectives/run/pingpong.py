@@ -2,8 +2,9 @@
 
 `pingpong`, like OSU's osu_latency: rank 0 sends a message of each size to rank 1, which
 sends it back; after warm-up round trips, the one-way time is half the median round trip.
-The two ranks are pinned to different cores when there are two. It calibrates the `local`
-and `local-mpi` fabrics.
+The two ranks are pinned to different cores when there are two. Buffers come from
+`comm.copy`, as the algorithms' do, so a message takes the path theirs take. It calibrates
+the `local` and `local-mpi` fabrics.
 
 `exchange`, like osu_mbw_mr with every rank busy: N ranks in ⌊N/2⌋ pairs swap a message of
 each size at once (a sendrecv), round after round, as the rounds of a pairwise all-reduce
@@ -49,7 +50,7 @@ def pingpong(
         peer = 1 - comm.rank
         one_way = np.zeros(len(sizes))
         for index, size in enumerate(sizes):
-            buf = np.zeros(size, dtype=np.uint8)
+            buf = comm.copy(np.zeros(size, dtype=np.uint8))  # where algorithms' buffers live
             repeats = _repeats(size, iterations)
             round_trips = np.empty(repeats)
             for i in range(-warmup, repeats):
@@ -90,7 +91,7 @@ def exchange(
         partner = comm.rank ^ 1  # the last of an odd N has none: it waits at the barrier
         per_round = np.zeros(len(sizes))
         for index, size in enumerate(sizes):
-            outgoing, incoming = np.zeros(size, np.uint8), np.zeros(size, np.uint8)
+            outgoing, incoming = (comm.copy(np.zeros(size, np.uint8)) for _ in range(2))
             repeats = _repeats(size, iterations)
             rounds = np.empty(repeats)
             for i in range(-warmup, repeats):
