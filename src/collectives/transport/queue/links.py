@@ -188,6 +188,8 @@ class InboxReader:
         self._buffer = bytearray()
         if self._spin:
             os.set_blocking(self.fd, False)  # our inbox alone: only we read this end
+            self._sleep = select.poll()  # poll, not select: descriptors may exceed 1024
+            self._sleep.register(self.fd, select.POLLIN)
 
     def read(self) -> list[Message]:
         """Wait until data arrives (polling first if ranks have cores of their own), then
@@ -212,7 +214,7 @@ class InboxReader:
                     pass  # a ring for data we read earlier
             now = clock()
             if now >= yield_until:
-                select.select([self.fd], [], [])
+                self._sleep.poll()
                 return self.read_ready()
             if now >= spin_until:
                 os.sched_yield()
