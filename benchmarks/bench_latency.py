@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -28,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+from bench_core import machine, numpy_copy_seconds  # this directory's sibling
 
 SIZES = [1, 8, 64, 512, 4096, 32768, 262144, 1048576]
 COLLECTIVES = [sys.executable, "-m", "collectives"]
@@ -95,17 +94,6 @@ def median_of(runs: list[dict]) -> dict:
     return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
-def copy_seconds(nbytes: int) -> float:
-    """Median time of a numpy copy of `nbytes` between warm arrays: the memory's limit."""
-    source, target = np.ones(nbytes // 8), np.empty(nbytes // 8)
-    times = []
-    for _ in range(30):
-        started = time.perf_counter()
-        np.copyto(target, source)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
 def scale(algorithm: str) -> tuple[float, float, float]:
     """(whole-process seconds, collective seconds, peak RSS MB of the largest process)."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -117,14 +105,6 @@ def scale(algorithm: str) -> tuple[float, float, float]:
         collective = json.loads(out.read_text())["collective_seconds"]
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return whole, collective, peak_mb
-
-
-def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text()
-                .splitlines() if line.startswith("model name")), platform.processor())  # fmt: skip
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{os.cpu_count()} CPUs ({cpu}), {memory:.0f} GiB, {platform.system()} "
-            f"{platform.release()}, Python {platform.python_version()}")  # fmt: skip
 
 
 def main() -> None:
@@ -169,7 +149,7 @@ def main() -> None:
             if elements > 1:
                 nbytes = elements * 8
                 busbw = nbytes / queue[name] * 2 * (ranks - 1) / ranks / 1e9
-                copy = nbytes / copy_seconds(nbytes) / 1e9
+                copy = nbytes / numpy_copy_seconds(nbytes, 30) / 1e9
                 print(f"|   |   | busbw (queue) | {busbw:.2f} GB/s | memcpy {copy:.2f} GB/s"
                       " | | | |")  # fmt: skip
 

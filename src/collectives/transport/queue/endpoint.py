@@ -37,6 +37,7 @@ from .links import (
     Links,
     Message,
     encode,
+    int64_cells,
     post,
 )
 
@@ -96,7 +97,7 @@ class QueueComm(CountingComm):
         self._my_slots = links.slots[rank]
         self._inbox = InboxReader(links, rank)
         self._doorbells = Doorbells(links)
-        self._status = memoryview(status).cast("B").cast("q")  # fastest element access
+        self._status = int64_cells(status)
         self._on_first_use = on_first_use
         self._arrived: dict[int, deque[_Arrived]] = defaultdict(deque)
         self._incoming: dict[int, _Incoming] = {}

@@ -124,6 +124,12 @@ class Links:
         self.read_fds, self.write_fds = [], []
 
 
+def int64_cells(array: np.ndarray) -> memoryview:
+    """An int64 array's elements as a memoryview: the fastest element reads and writes
+    from Python, for counters polled in a loop."""
+    return memoryview(array).cast("B").cast("q")
+
+
 def wait_mode() -> str:
     """How waiting ranks wait, from $COLLECTIVES_WAIT: `auto` (the default) polls while every
     rank has a core of its own, `poll` always does, `sleep` never; ValueError otherwise."""
@@ -137,7 +143,7 @@ def _arenas(size: int, largest_message: int) -> np.ndarray:
     """Every rank's arena (see arena.py): address space only until a rank touches it, and
     none at all where the machine could not back every rank's share."""
     per_rank = -(-ARENA_VECTORS * largest_message // _PAGE) * _PAGE
-    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    physical = _PAGE * os.sysconf("SC_PHYS_PAGES")
     if per_rank * size > physical // 2:
         per_rank = 0
     try:
@@ -150,7 +156,7 @@ class Doorbells:
     """Every rank's doorbell: rung by a sender after each write to the rank's inbox."""
 
     def __init__(self, links: Links) -> None:
-        self._bells = memoryview(links.doorbells).cast("B").cast("q")  # fastest element access
+        self._bells = int64_cells(links.doorbells)
 
     def ring(self, rank: int) -> None:
         """Tell `rank` its inbox has data (racing senders may merge rings: any change will do)."""
@@ -184,7 +190,7 @@ class InboxReader:
         self.fd = links.read_fds[rank]
         self._rank = rank
         self._spin = links.spin
-        self._bells = memoryview(links.doorbells).cast("B").cast("q")
+        self._bells = int64_cells(links.doorbells)
         self._buffer = bytearray()
         if self._spin:
             os.set_blocking(self.fd, False)  # our inbox alone: only we read this end
