@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -22,6 +21,7 @@ from collectives.run import libraries
 from collectives.run.probe import observe
 from collectives.study import paths, tuning
 from tests.study.read_exports import read_mpich_json, read_open_mpi_rules
+from tests.workflow.conftest import snakemake
 from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
 
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
@@ -32,21 +32,6 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
 FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads",
            "wallclock", "validation", "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config
-
-
-def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
-    return subprocess.run(
-        [*SNAKEMAKE, "--cores", "4", "--configfile", config, "--replace-workflow-config", *args],
-        cwd=workdir, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    work = copy_workflow(tmp_path_factory.mktemp("pipeline"))
-    done = snakemake(work)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return work
 
 
 def test_every_table_is_written(workdir):

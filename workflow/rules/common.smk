@@ -147,7 +147,7 @@ def calibrating_fabric(wildcards):
 
 
 def figure_outputs(name, category):
-    """A figure's PNG (in the report, with its caption) and PDF."""
+    """A figure's PNG (in the report, with its caption), PDF and the data it plots (CSV)."""
     return {
         "png": report(
             paths.FIGURE.format(figure=name, ext="png"),
@@ -155,12 +155,13 @@ def figure_outputs(name, category):
             category=category,
         ),
         "pdf": paths.FIGURE.format(figure=name, ext="pdf"),
+        "csv": paths.FIGURE.format(figure=name, ext="csv"),
     }
 
 
 def figures(names):
     return [
-        paths.FIGURE.format(figure=f, ext=ext) for f in names for ext in ("png", "pdf")
+        paths.FIGURE.format(figure=f, ext=ext) for f in names for ext in ("png", "pdf", "csv")
     ]
 
 

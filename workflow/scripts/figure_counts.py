@@ -6,13 +6,13 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study import plotting
+from collectives.study.figures import counts, style
 
 params = snakemake.params
-figure = plotting.counts_figure(
+plot = counts.draw(
     pd.read_csv(snakemake.input[0]),
     params.elements,
     params.dtype,
     params.algorithms,
 )
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+style.save(plot, *snakemake.output)

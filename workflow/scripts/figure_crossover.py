@@ -6,14 +6,14 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study import plotting
+from collectives.study.figures import crossover, style
 
 params = snakemake.params
-figure = plotting.crossover_figure(
+plot = crossover.draw(
     pd.read_csv(snakemake.input.costs),
     pd.read_csv(snakemake.input.crossover),
     params.ranks,
     params.dtype,
     params.algorithms,
 )
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+style.save(plot, *snakemake.output)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives.study import plotting
+from collectives.study.figures import fabric_fits, style
 
 fabrics = [json.loads(Path(path).read_text()) for path in snakemake.input]
-figure = plotting.fabric_fits_figure(fabrics)
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+plot = fabric_fits.draw(fabrics)
+style.save(plot, *snakemake.output)

@@ -4,7 +4,8 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")
 
-from collectives.study import aggregate, plotting
+from collectives.study import aggregate
+from collectives.study.figures import hotspot, style
 
-figure = plotting.hotspot_figure(aggregate.load_records(snakemake.input))
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+plot = hotspot.draw(aggregate.load_records(snakemake.input))
+style.save(plot, *snakemake.output)

@@ -6,13 +6,13 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study import plotting
+from collectives.study.figures import phase, style
 
 params = snakemake.params
-figure = plotting.phase_figure(
+plot = phase.draw(
     pd.read_csv(snakemake.input.costs),
     pd.read_csv(snakemake.input.crossover),
     params.dtype,
     params.algorithms,
 )
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+style.save(plot, *snakemake.output)

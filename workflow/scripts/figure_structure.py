@@ -6,10 +6,10 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study import plotting
+from collectives.study.figures import structure, style
 
 params = snakemake.params
-figure = plotting.structure_figure(
+plot = structure.draw(
     pd.read_csv(snakemake.input[0]), params.structure, params.dtype, params.algorithms
 )
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+style.save(plot, *snakemake.output)

@@ -6,7 +6,7 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study import plotting
+from collectives.study.figures import tuned_vs_default, style
 
-figure = plotting.tuned_vs_default_figure(pd.read_csv(snakemake.input[0]))
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+plot = tuned_vs_default.draw(pd.read_csv(snakemake.input[0]))
+style.save(plot, *snakemake.output)

@@ -6,9 +6,9 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study import plotting
+from collectives.study.figures import validation, style
 
-figure = plotting.validation_figure(
+plot = validation.draw(
     pd.read_csv(snakemake.input.validation), pd.read_csv(snakemake.input.clusters)
 )
-plotting.save_figure(figure, snakemake.output.png, snakemake.output.pdf)
+style.save(plot, *snakemake.output)

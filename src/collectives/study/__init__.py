@@ -2,5 +2,5 @@
 
 paths (the results/ layout), config (what the config means), fabrics (fabric entries and
 measurement files), aggregate (records into tables), selection, workloads, validation,
-markdown, plotting.
+markdown, and the figures package.
 """

@@ -1,0 +1,167 @@
+"""What every figure shares: one colour, marker and line style per algorithm (from the
+registry, on seaborn's colour-blind palette), readable byte and time axes, panel grids,
+and saving a figure beside the data it plots."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display needed
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from ... import registry
+from ...run.files import write_atomic
+from ..units import format_bytes, format_seconds
+
+# The library all-reduces timed beside ours: how they are named and drawn.
+# MPI_Allreduce runs in our mpi transport's own processes (MPICH), and in launches of its
+# own for every configured library (MPI_Allreduce-{library}).
+LIBRARY_LABELS = {
+    "MPI_Allreduce": "MPI_Allreduce (MPICH, in our ranks)",
+    "MPI_Allreduce-mpich": "MPI_Allreduce (MPICH)",
+    "MPI_Allreduce-openmpi": "MPI_Allreduce (Open MPI)",
+    "MPI_Allreduce-impi": "MPI_Allreduce (Intel MPI)", "gloo": "Gloo (torch.distributed)",
+}  # fmt: skip
+
+
+LIBRARY_STYLE = {
+    "MPI_Allreduce": ("0.5", "--"), "MPI_Allreduce-mpich": ("black", "--"),
+    "MPI_Allreduce-openmpi": ("black", ":"), "MPI_Allreduce-impi": ("0.3", (0, (6, 2, 1, 2, 1, 2))),
+    "gloo": ("0.55", "-."),
+}  # fmt: skip
+
+
+# seaborn's colourblind-safe palette; each algorithm's colour index is in the registry.
+COLOURS = sns.color_palette("colorblind", 10)
+
+# Printed widths (inches) of a journal's single and double column: every figure is drawn
+# at the width it is printed at, so that its font sizes are the printed sizes.
+COLUMN_WIDTH = 3.5
+PAGE_WIDTH = 7.2
+SMALLEST_FONT = 7.0  # points, at the printed width
+
+sns.set_theme(context="paper", style="whitegrid")
+plt.rcParams.update({
+    "font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8, "xtick.labelsize": 7.5,
+    "ytick.labelsize": 7.5, "legend.fontsize": 7.5, "legend.title_fontsize": 7.5,
+    "figure.titlesize": 9, "pdf.fonttype": 42, "ps.fonttype": 42,  # embed TrueType fonts
+    "savefig.bbox": "tight", "savefig.pad_inches": 0.02,
+})  # fmt: skip
+
+
+@dataclass
+class Plot:
+    """A drawn figure and the data it shows (long format), saved side by side so that a
+    reader can re-plot or check every point."""
+
+    figure: Figure
+    data: pd.DataFrame
+
+
+def label(name: str) -> str:
+    """A readable name for an algorithm variant ('hierarchical-G8' -> 'hierarchical (G=8)')
+    or a library all-reduce."""
+    if name in LIBRARY_LABELS:
+        return LIBRARY_LABELS[name]
+    group = registry.parse_variant(name)[1]
+    text = registry.get(name).label
+    return f"{text} (G={group})" if group else text
+
+
+def colour(algorithm: str):
+    """The algorithm's colour (the same in every figure)."""
+    return COLOURS[registry.get(algorithm).style.colour]
+
+
+def marker(algorithm: str) -> str:
+    """The algorithm's marker (the same in every figure)."""
+    return registry.get(algorithm).style.marker
+
+
+def dashes(algorithm: str):
+    """The algorithm's line style (the same in every figure)."""
+    return registry.get(algorithm).style.dashes
+
+
+def bytes_axis(axis, which: str = "x") -> None:
+    """A log2 byte axis with ticks at powers of 16 (1 B, 16 B, 256 B, 4 KiB, ...)."""
+    target = axis.xaxis if which == "x" else axis.yaxis
+    (axis.set_xscale if which == "x" else axis.set_yscale)("log", base=2)
+    target.set_major_locator(LogLocator(base=16, numticks=12))
+    target.set_minor_locator(LogLocator(base=2, subs=(1.0,), numticks=64))
+    target.set_major_formatter(FuncFormatter(format_bytes))
+    target.set_minor_formatter(NullFormatter())
+
+
+def seconds_axis(axis) -> None:
+    """A log time axis with s/ms/us ticks."""
+    axis.set_yscale("log")
+    axis.yaxis.set_major_formatter(FuncFormatter(format_seconds))
+    axis.yaxis.set_minor_formatter(NullFormatter())
+
+
+def save(plot: Plot, *paths: str | Path) -> None:
+    """Write the figure (.png, .pdf) and its data (.csv) to each path by suffix, atomically."""
+    for path in paths:
+        fmt = Path(path).suffix.lstrip(".")
+        if fmt == "csv":
+            write_atomic(path, lambda handle: plot.data.to_csv(handle, index=False))
+        else:
+            write_atomic(
+                path, lambda handle, f=fmt: plot.figure.savefig(handle, format=f, dpi=300), "wb"
+            )
+    plt.close(plot.figure)
+
+
+def panels(count: int, height: float = 1.9, columns: int | None = None, sharex: bool = True):
+    """A page-wide grid of `count` panels (at most four per row), every one with its own
+    tick labels (shared axes keep their limits, not their labels hidden)."""
+    columns = columns or min(4, count)
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(
+        rows, columns, figsize=(PAGE_WIDTH, height * rows + 0.6), squeeze=False, sharex=sharex,
+        layout="constrained",
+    )  # fmt: skip
+    for extra in axes.flat[count:]:
+        extra.set_visible(False)
+    for axis in axes.flat[:count]:
+        axis.tick_params(labelbottom=True, labelleft=True)
+    return fig, list(axes.flat[:count])
+
+
+def plot_series(axis, x, series: dict[str, np.ndarray], **style) -> list[tuple[str, ...]]:
+    """Draw one line per algorithm; algorithms whose values coincide at every x share one
+    line labelled "a = b", so that no series hides under another. Returns the tied groups."""
+    groups: list[tuple[list[str], np.ndarray]] = []
+    for name, values in series.items():
+        values = np.asarray(values, dtype=float)
+        for names, shown in groups:
+            if shown.shape == values.shape and np.allclose(shown, values, rtol=1e-9, atol=0):
+                names.append(name)
+                break
+        else:
+            groups.append(([name], values))
+    for names, values in groups:
+        axis.plot(x, values, color=colour(names[0]), marker=marker(names[0]),
+                  linestyle=dashes(names[0]), label=" = ".join(label(n) for n in names),
+                  **style)  # fmt: skip
+    return [tuple(names) for names, _ in groups if len(names) > 1]
+
+
+def edges(values: np.ndarray) -> np.ndarray:
+    """Cell edges for values on a log axis: geometric midpoints, extended at both ends."""
+    values = np.asarray(values, dtype=float)
+    if len(values) == 1:
+        return np.array([values[0] / 2, values[0] * 2])
+    middle = np.sqrt(values[:-1] * values[1:])
+    return np.concatenate([[values[0] ** 2 / middle[0]], middle, [values[-1] ** 2 / middle[-1]]])
