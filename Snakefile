@@ -15,10 +15,7 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
-
-
-include: "workflow/rules/common.smk"
+include: "workflow/rules/common.smk"  # loads config/config.yaml and checks it
 include: "workflow/rules/resources.smk"
 include: "workflow/rules/measure.smk"
 include: "workflow/rules/aggregate.smk"

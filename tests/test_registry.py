@@ -11,8 +11,9 @@ from collectives import registry
 from collectives.model import cost, theory
 from collectives.registry import ALGORITHMS, Algorithm, Cost, Style
 from collectives.run.measure import measure
-from collectives.study import aggregate, markdown, plotting, selection
+from collectives.study import aggregate, markdown, selection
 from collectives.study.config import check
+from collectives.study.figures import counts, crossover, hotspot, phase, style
 from tests import dummy_algorithm
 from tests.model.test_cost import FABRICS
 
@@ -64,22 +65,23 @@ def test_a_registered_algorithm_reaches_every_table_and_figure(with_dummy, tmp_p
     table = aggregate.measurements_table(records)
     aggregate.check_runs(table)  # verified, and equal to the dummy's theory
     costs = cost.modeled_costs(table, FABRICS, names)
-    crossover = cost.crossover_table(table, FABRICS, costs)
-    assert {"dummy_from_bytes", "dummy_to_bytes"} <= set(crossover.columns)
+    crossover_table = cost.crossover_table(table, FABRICS, costs)
+    assert {"dummy_from_bytes", "dummy_to_bytes"} <= set(crossover_table.columns)
     assert "| dummy | float64 | rounds | 2(N-1) |" in markdown.cost_model_markdown(
         cost.cost_shape(table)
     )
     chosen = selection.selection_table(FABRICS, costs, "float64", ["mpich"])
     assert "dummy" not in set(chosen.algorithm)  # MPICH has no such algorithm
-    figure = plotting.crossover_figure(costs, crossover, 4, "float64", names)
-    assert "a dummy" in [t.get_text() for t in figure.legends[0].get_texts()]
-    for figure in (
-        plotting.phase_figure(costs.assign(is_winner=costs.algorithm == "dummy"), crossover,
-                              "float64", names),
-        plotting.counts_figure(table, 64, "float64", names),
-        plotting.hotspot_figure([r for r in records if (r.ranks, r.elements) == (4, 64)]),
+    plot = crossover.draw(costs, crossover_table, 4, "float64", names)
+    assert "a dummy" in [t.get_text() for t in plot.figure.legends[0].get_texts()]
+    for plot in (
+        phase.draw(costs.assign(time_s=costs.time_s.where(costs.algorithm != "dummy", 0.0)),
+                   "float64", names),  # the dummy made the cheapest everywhere
+        counts.draw(table, 64, "float64", names),
+        hotspot.draw([r for r in records if (r.ranks, r.elements) == (4, 64)]),
     ):  # fmt: skip
-        texts = [t.get_text() for t in figure.findobj(lambda o: hasattr(o, "get_text"))]
+        texts = [t.get_text() for t in plot.figure.findobj(lambda o: hasattr(o, "get_text"))]
         assert any("dummy" in text for text in texts)
-        plotting.save_figure(figure, tmp_path / "figure.png")
+        assert "dummy" in set(plot.data.algorithm)
+        style.save(plot, tmp_path / "figure.png")
     assert not math.isnan(costs[costs.algorithm == "dummy"].time_s.max())

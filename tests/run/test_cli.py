@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import resource
 import subprocess
 import sys
 import uuid
@@ -10,6 +12,7 @@ import uuid
 import pytest
 
 from collectives.registry import ALGORITHMS
+from collectives.run.measure import available_memory, memory_needed
 from tests.conftest import processes_mentioning
 
 
@@ -118,3 +121,88 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_a_run_too_big_for_this_machine_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "r.json"
+    done = cli("measure", "--algorithm", "ring", "--ranks", "8", "--elements", "1000000000000",
+               "--output", str(out))  # fmt: skip
+    assert done.returncode == 2 and list(tmp_path.iterdir()) == []
+    assert re.fullmatch(
+        r"collectives: error: --elements 1000000000000 needs about 200 TB \(8 ranks × 3 vectors"
+        r" of 8 TB, and the reference sum\), this machine has [0-9.]+ [kMGT]?B available\n",
+        done.stderr,
+    )
+
+
+WRITERS = {
+    "--output": ["measure", "--algorithm", "ring", "--ranks", "2", "--elements", "8"],
+    "--trace": ["measure", "--algorithm", "ring", "--ranks", "2", "--elements", "8"],
+    "--reduce-output": ["pingpong", "--sizes", "1", "--output", "{ok}"],
+}
+OUTPUT_COMMANDS = [
+    ["bench", "--algorithms", "ring", "--ranks", "2", "--elements", "8"],
+    ["pingpong", "--sizes", "1"],
+    ["exchange", "--sizes", "1"],
+    ["library", "--kind", "mpich"],
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [(args, flag) for flag, args in WRITERS.items()]
+    + [(args, "--output") for args in OUTPUT_COMMANDS],
+    ids=lambda value: value if isinstance(value, str) else value[0],
+)
+def test_an_output_that_cannot_be_written_is_one_line_exit_2_before_any_run(
+    command, flag, tmp_path
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker / "out.json"  # under a regular file: no directory can be made there
+    args = [arg.replace("{ok}", str(tmp_path / "ok.csv")) for arg in command]
+    done = cli(*args, flag, str(target))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"collectives: error: {flag} {target}: cannot write there ({blocker}: Not a directory)\n"
+    )
+    assert sorted(tmp_path.iterdir()) == [blocker]  # nothing ran, nothing written
+
+
+def test_an_output_on_a_read_only_filesystem_is_one_line_exit_2(tmp_path):
+    mounted = subprocess.run(["unshare", "--map-root-user", "--mount", "true"],
+                             capture_output=True)  # fmt: skip
+    if mounted.returncode != 0:
+        pytest.skip("no mount namespace here: cannot make a read-only filesystem")
+    out = tmp_path / "sub" / "r.json"
+    script = (
+        f"mount --bind -o ro {tmp_path} {tmp_path} && exec {sys.executable} -m collectives "
+        f"measure --algorithm ring --ranks 8 --elements 1024 --output {out}"
+    )
+    done = subprocess.run(["unshare", "--map-root-user", "--mount", "sh", "-c", script],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"collectives: error: --output {out}: cannot write there "
+        f"({tmp_path}: Read-only file system)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_memory_the_machine_refuses_is_one_line_exit_1(tmp_path):
+    elements = 100_000_000  # 800 MB a rank; two ranks' vectors are mapped past the limit
+    if available_memory() < memory_needed(2, elements, 8, "int"):
+        pytest.skip("this machine has too little memory for the request to be valid")
+    limit = 1_500_000_000
+
+    def address_space() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "collectives", "measure", "--algorithm", "ring", "--ranks", "2",
+         "--elements", str(elements), "--output", str(out)],
+        capture_output=True, text=True, timeout=60, preexec_fn=address_space,
+    )  # fmt: skip
+    assert done.returncode == 1 and list(tmp_path.iterdir()) == []
+    assert done.stderr == "collectives: failed: [Errno 12] Cannot allocate memory\n"

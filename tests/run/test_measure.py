@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from collectives.run import measure as measure_module
 from collectives.run.measure import (
     MeasurementError,
     UsageError,
+    available_memory,
     exact_integer_limit,
     input_magnitude,
     make_input,
     measure,
+    memory_needed,
 )
 from tests.runs import run_record
 
@@ -96,3 +101,27 @@ def test_failed_runs_raise_measurement_errors(fault, message):
 def test_many_ranks_within_descriptor_and_memory_limits():
     record = run_record("ring", 256, 1 << 16)
     assert record["verified"] and record["matches_theory"]
+
+
+@pytest.mark.parametrize(
+    ("data", "needed"), [("int", 8 * 3 * 8_000_000 + 8_000_000), ("normal", 216_000_000)]
+)
+def test_what_a_run_needs_is_checked_against_what_the_machine_has(data, needed, monkeypatch):
+    assert memory_needed(8, 1_000_000, 8, data) == needed
+    monkeypatch.setattr(measure_module, "available_memory", lambda: needed - 1)
+    message = (
+        rf"needs about {needed / 1e6:.3g} MB \(8 ranks × 3 vectors of 8 MB, and the reference "
+        r"sum\), this machine has 2\d\d MB"
+    )
+    with pytest.raises(UsageError, match=message):
+        measure("ring", 8, 1_000_000, data=data)
+    monkeypatch.setattr(measure_module, "available_memory", lambda: needed)
+    assert measure("ring", 8, 1_000_000, data=data).record.verified
+
+
+def test_available_memory_is_what_the_kernel_says():
+    meminfo = Path("/proc/meminfo")
+    if not meminfo.exists():
+        pytest.skip("no /proc/meminfo")
+    line = next(x for x in meminfo.read_text().splitlines() if x.startswith("MemAvailable:"))
+    assert abs(available_memory() - int(line.split()[1]) * 1024) < 2**30  # it moves a little

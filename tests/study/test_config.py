@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
+import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from collectives.study.config import ConfigError, check
+from collectives.study.config import ConfigError, check, read_yaml, validate_schema
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
@@ -50,8 +53,15 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
         (lambda c: c["fabrics"].update(gone={"measurements": "no/such.txt"}),
          "fabrics.gone: .*file not found"),
         (lambda c: c["fabrics"]["tcp-10gbe"].update(table=9), "fabrics.tcp-10gbe: .*table 9"),
+        (lambda c: c["fabrics"].update(bad={"measurements": ".test/config/config.yaml"}),
+         "fabrics.bad: .*/config.yaml: no OSU latency table"),
         (lambda c: c["figures"].update(crossover_ranks=5), "figures.crossover_ranks: 5 is not"),
         (lambda c: c["figures"]["hotspot"].update(elements=3), "figures.hotspot.elements"),
+        (lambda c: c["figures"]["headline"]["fabrics"].append("nowhere"),
+         r"figures.headline.fabrics\[\d\]: no fabric 'nowhere' in fabrics"),
+        (lambda c: c["figures"]["headline"]["algorithms"].append("hierarchical"),
+         r"figures.headline.algorithms\[3\]: 'hierarchical' is not an algorithm"),
+        (lambda c: c["figures"]["headline"].update(ranks=5), "figures.headline.ranks: 5 is not"),
         (lambda c: c["fabrics"].update({"bad name": {"alpha": 1, "beta": 1}}), "names may use"),
         (lambda c: c["workloads"]["gpt3-175b"].update(tp=6),
          r"workloads.gpt3-175b.tp: 6 is not on the ranks axis"),
@@ -85,4 +95,126 @@ def test_problems_are_named_by_key(change, message):
     config = copy.deepcopy(CONFIG)
     change(config)
     with pytest.raises(ConfigError, match=message):
+        check(config, REPO)
+
+
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        (lambda c: c["fabrics"]["infiniband"].update(alpha=-2.6e-6),
+         "fabrics.infiniband.alpha: must be greater than 0, got -2.6e-06"),
+        (lambda c: c["fabrics"]["ethernet"].update(bandwidth=0),
+         "fabrics.ethernet.bandwidth: must be greater than 0, got 0"),
+        (lambda c: c.update(timeout=0), "timeout: must be greater than 0, got 0"),
+        (lambda c: c.update(dtypes=["int8"]),
+         "dtypes[0]: 'int8' is not one of float64, float32, float16, int64, int32"),
+        (lambda c: c.update(data="foo"), "data: 'foo' is not one of int, normal"),
+        (lambda c: c.update(elements={"start": 1, "stop": 64, "factor": 1}),
+         "elements.factor: must be at least 2, got 1"),
+        (lambda c: c.update(elements=[]), "elements: must not be empty"),
+        (lambda c: c["fabrics"]["infiniband"].update(alpha="fast"),
+         "fabrics.infiniband.alpha: must be a number, got 'fast'"),
+        (lambda c: c.update(elements="many"), "elements: 'many' is not a list of values, or a "
+         "geometric range start, start*factor, ... <= stop"),
+        (lambda c: c["fabrics"]["local"]["pingpong"].pop("sizes"),
+         "fabrics.local.pingpong.sizes: required, missing"),
+        (lambda c: c.pop("figures"), "figures: required, missing"),
+        (lambda c: c["wallclock"].update(peers=["nccl"]),
+         "wallclock.peers[0]: 'nccl' is not one of mpi, gloo"),
+        (lambda c: c.update(sed=1), "sed: unknown key; valid: algorithms, ranks, ranks_per_node, "
+         "elements, dtypes, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
+         "figures"),
+    ],
+)  # fmt: skip
+def test_schema_violations_are_one_line_naming_the_key(change, line):
+    config = copy.deepcopy(CONFIG)
+    change(config)
+    with pytest.raises(ConfigError) as caught:
+        validate_schema(config, SCHEMA)
+    assert str(caught.value) == line
+
+
+def test_the_shipped_configs_meet_the_schema():
+    for config in ("config", ".test/config", ".test/config-cluster"):
+        validate_schema(read_yaml(REPO / config / "config.yaml"), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("seed: 0\nfabrics:\n  x: {alpha: 1\n  y: 2\n", "line 4: expected ',' or '}', but got ':'"),
+        ("seed: 0\ndata: int: 1\n", "line 2: mapping values are not allowed here"),
+        ("fabrics:\n\t- x\n", "line 2: found character '\\t' that cannot start any token"),
+    ],
+)  # fmt: skip
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path, text, line):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        read_yaml(path)
+    assert str(caught.value) == f"{path} {line}"
+
+
+OSU = "# OSU MPI Latency Test\n# Size  Latency (us)\n"
+
+
+@pytest.mark.parametrize(
+    ("entry", "rows", "line"),
+    [
+        ({"measurements": "{file}"}, "1 30.0\n1024 20.0\n65536 10.0\n",
+         r"fabrics.odd: {file}: the latency falls as messages grow \(the fit gives "
+         r"beta=-2.02e-10 s/B\); it must be positive"),
+        ({"measurements": "{file}"}, "1 5.0\n1048576 5.0\n",
+         r"fabrics.odd: {file}: 2 message sizes leave the fit no confidence intervals; "
+         r"measure at least 3"),
+        ({"ranks_per_node": 2, "intra": {"measurements": "{file}"},
+          "inter": {"alpha": 1e-6, "beta": 1e-10}}, "1 2.0\n1024 2.0\n1048576 2.0\n",
+         r"fabrics.odd.intra: {file}: the time hardly grows with the size: the fit gives "
+         r"beta=\S+ s/B, a bandwidth above 1e\+13 B/s \(10 TB/s\), more than any link carries"),
+        ({"measurements": "{file}"}, "1 1.0\n1024 oops\n",
+         r"fabrics.odd: {file}:4: expected 'size latency_us', got '1024 oops'"),
+        ({"alpha": 1e-6, "bandwidth": 1e15}, "",
+         r"fabrics.odd: a bandwidth of 1e\+15 B/s is above 1e\+13 B/s \(10 TB/s\), more than "
+         r"any link carries \(beta is in seconds per byte, bandwidth in bytes/s\)"),
+    ],
+)  # fmt: skip
+def test_a_fabric_file_that_gives_no_link_stops_the_check(tmp_path, entry, rows, line):
+    """Parsed and fitted before any job: the fabric, the file and why, in one line."""
+    file = tmp_path / "osu.txt"
+    file.write_text(OSU + rows)
+    config = copy.deepcopy(CONFIG)
+    config["fabrics"]["odd"] = json.loads(json.dumps(entry).replace("{file}", str(file)))
+    with pytest.raises(ConfigError) as caught:
+        check(config, REPO)
+    assert re.fullmatch(line.replace("{file}", re.escape(str(file))), str(caught.value))
+
+
+def test_a_ping_pong_needs_three_sizes():
+    config = copy.deepcopy(CONFIG)
+    config["fabrics"]["local"]["pingpong"]["sizes"] = [1, 1024]
+    with pytest.raises(ConfigError, match=r"^fabrics\.local\.pingpong\.sizes: 2 sizes leave"):
+        check(config, REPO)
+
+
+def test_peers_are_the_config_s_choice_and_must_be_installed(monkeypatch):
+    config = copy.deepcopy(CONFIG)
+    config["wallclock"]["peers"] = ["mpi", "gloo"]
+    plan = check(config, REPO)  # the test extras install torch
+    assert plan.wallclock.peers_for("mpi") == ["mpi", "gloo"]
+    assert plan.wallclock.peers_for("queue") == ["gloo"]
+    assert check(CONFIG, REPO).wallclock.peers_for("queue") == []  # the default: mpi only
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n: None if n == "torch" else real(n))
+    with pytest.raises(ConfigError) as caught:
+        check(config, REPO)
+    assert str(caught.value) == (
+        "wallclock.peers: gloo needs torch, not installed here: pip install -e '.[gloo]', "
+        "or remove gloo from the list"
+    )
+    config = copy.deepcopy(CONFIG)
+    config["wallclock"].update(peers=["mpi"], transports=["queue"], fabrics={"queue": "local"})
+    with pytest.raises(ConfigError, match=r"^wallclock\.peers: mpi .* runs on the mpi transport"):
         check(config, REPO)

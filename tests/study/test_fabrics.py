@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -124,8 +125,47 @@ def test_given_and_structured_fabrics_build_and_round_trip():
     assert fabrics.measured_parts(entry) == [entry["inter"]]
 
 
-def test_unphysical_fit_is_refused(tmp_path):
-    csv = tmp_path / "faster.csv"
-    csv.write_text("bytes,seconds\n1,1e-3\n1000000,1e-6\n")  # bigger is faster?
-    with pytest.raises(FabricError, match="must be positive"):
-        fabrics.build("weird", {"measurements": str(csv)}, tmp_path)
+OSU = "# OSU MPI Latency Test\n# Size  Latency (us)\n"
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("1 30.0\n1024 20.0\n65536 10.0\n", r"latency falls as messages grow \(.*beta=-"),
+        ("1 5.0\n1024 5.0\n", "2 message sizes leave the fit no confidence intervals"),
+        ("1 5.0\n1024 5.0\n65536 5.0\n4194304 5.0\n", r"hardly grows.*above 1e\+13 B/s"),
+        ("1 0.1\n1024 110.0\n65536 7000.0\n", r"the fit gives alpha=-.* must be positive"),
+    ],
+)  # fmt: skip
+def test_a_file_no_link_could_produce_is_refused_naming_it(tmp_path, rows, message):
+    path = tmp_path / "osu.txt"
+    path.write_text(OSU + rows)
+    spec = {"measurements": "osu.txt"}
+    with pytest.raises(FabricError, match=f"^{re.escape(str(path))}: .*{message}"):
+        fabrics.screen_link(spec, tmp_path)  # what the config check runs
+    with pytest.raises(FabricError, match=message):
+        fabrics.build("weird", spec, tmp_path)  # the fabric rule says the same
+
+
+def test_a_given_link_faster_than_any_is_refused():
+    with pytest.raises(FabricError, match="bandwidth of 1e\\+15 B/s is above"):
+        fabrics.build("typo", {"alpha": 1e-6, "bandwidth": 1e15}, REPO)
+    with pytest.raises(FabricError, match="above"):
+        fabrics.screen_link({"alpha": 1e-6, "beta": 1e-16}, REPO)
+
+
+def test_the_quick_screen_passes_every_shipped_file_and_imports_no_statistics():
+    """The config check screens every file on each Snakemake invocation: without SciPy."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, yaml; from pathlib import Path; from collectives.study import fabrics\n"
+        "c = yaml.safe_load(open('config/config.yaml'))\n"
+        "for e in c['fabrics'].values():\n"
+        "    if fabrics.kind_of(e) != 'pingpong':\n"
+        "        [fabrics.screen_link(s, Path('.')) for s in fabrics.link_parts(e).values()]\n"
+        "assert 'scipy' not in sys.modules"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -6,6 +6,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -17,4 +19,33 @@ def copy_workflow(target: Path, items: tuple[str, ...] = ("Snakefile", "workflow
     for item in items:
         source = REPO / item
         (shutil.copytree if source.is_dir() else shutil.copy)(source, target / item)
+    return target
+
+
+# Two algorithms at the seed's (N, M) on one given fabric: for tests of how the workflow runs
+# (stopping, resuming, damaged records), not of what it finds.
+TINY_CONFIG = {
+    "algorithms": ["ring", "recursive_doubling"],
+    "ranks": [8],
+    "elements": [1024],
+    "dtypes": ["float64"],
+    "fabrics": {"infiniband": {"alpha": 2.6e-6, "beta": 1.05e-10}},
+    "figures": {"dtype": "float64", "crossover_ranks": 8, "counts_elements": 1024,
+                "hotspot": {"ranks": 8, "elements": 1024},
+                "headline": {"ranks": 8, "fabrics": ["infiniband"],
+                             "algorithms": ["ring", "recursive_doubling"]}},
+}  # fmt: skip
+# The Quick start's command, aimed at the tables short of the figures: a few jobs of seconds
+# each. (A target names what must be rebuilt when missing: Snakemake rebuilds no missing
+# intermediate file, such as measurements.csv, behind an up-to-date costs.csv.)
+TINY_RUN = [
+    *SNAKEMAKE, "--cores", "8", "results/tables/measurements.csv", "results/tables/costs.csv"
+]  # fmt: skip
+
+
+def tiny_workflow(target: Path) -> Path:
+    """The workflow with TINY_CONFIG as its config/config.yaml, copied into `target`."""
+    copy_workflow(target, ("Snakefile", "workflow", "profiles"))
+    (target / "config").mkdir()
+    (target / "config/config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
     return target

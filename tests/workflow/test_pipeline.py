@@ -29,8 +29,8 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
           "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv"]  # fmt: skip
-FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure", "workloads",
-           "wallclock", "validation", "tuned_vs_default"]  # fmt: skip
+FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
+           "structure", "workloads", "wallclock", "validation", "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config
 
 
@@ -68,11 +68,13 @@ def test_the_seed_rows_are_exact(workdir):
     assert "| recursive_doubling | 8 | 1024 | 3 | 196608 | 196608 | OK |" in text
 
 
-def test_every_figure_is_a_png_and_a_pdf(workdir):
+def test_every_figure_is_a_png_a_pdf_and_its_data(workdir):
     for name in FIGURES:
         png = (workdir / "results/figures" / f"{name}.png").read_bytes()
         assert png[:8] == PNG and len(png) > 10_000, name
-        assert (workdir / "results/figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
+        pdf = (workdir / "results/figures" / f"{name}.pdf").read_bytes()
+        assert pdf[:4] == b"%PDF" and b"/FontFile2" in pdf and b"/Type3" not in pdf, name
+        assert len(pd.read_csv(workdir / "results/figures" / f"{name}.csv")) > 0, name
 
 
 def test_every_rule_logged(workdir):
@@ -263,35 +265,41 @@ def test_the_report_is_written(workdir):
     assert len(html) > 100_000 and b"crossover.png" in html and b"validation.png" in html
 
 
+def falling_latency(work, config):
+    """A fabric whose osu_latency file shows the latency falling as messages grow."""
+    (work / "falling.txt").write_text("# Size  Latency (us)\n1 30.0\n1024 20.0\n65536 10.0\n")
+    config["fabrics"]["falling"] = {"measurements": "falling.txt"}
+
+
+def broken_yaml(work, config):
+    """A YAML syntax error in the config file the Snakefile loads."""
+    (work / "config/config.yaml").write_text("seed: 0\ndata: int: 1\n")
+
+
+# One of each path by which a config error reaches the user (the checks themselves are
+# unit-tested in tests/study/test_config.py): the schema, a fabric file fitted by the
+# check, and a YAML syntax error in the config file the Snakefile loads.
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("change", "line"),
     [
-        (lambda c: c["algorithms"].append("butterfly"), "algorithms[6]: unknown algorithm"),
-        (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 divides none"),
-        (lambda c: c["fabrics"].update(half={"ranks_per_node": 2, "intra": {"alpha": 1e-6}}),
-         "fabrics.half"),
-        (lambda c: c["figures"].update(structure={"fabric": "ethernet", "ranks": 8}),
-         "figures.structure.fabric: ethernet is not a two-level fabric"),
-        (lambda c: c.update(ranks=[0, 2]), "ranks"),
-        (lambda c: c["workloads"]["tiny-gpt"].update(tp=4),
-         "workloads.tiny-gpt.tp: 4 is not on the ranks axis"),
-        (lambda c: c["workloads"]["tiny-gpt"].pop("dp_fabric"),
-         "workloads.tiny-gpt.dp_fabric: needed when dp > 1"),
-        (lambda c: c.update(elements=[0]), "elements"),
-        (lambda c: c["fabrics"].update(nothing={"description": "x"}), "fabrics.nothing"),
-        (lambda c: c["fabrics"].update(gone={"measurements": "no/such.txt"}), "fabrics.gone"),
-        (lambda c: c["fabrics"].update(bad={"measurements": ".test/config/config.yaml"}),
-         "fabrics.bad"),
+        (lambda work, c: c["fabrics"]["infiniband"].update(alpha=-2.6e-6),
+         "config error: fabrics.infiniband.alpha: must be greater than 0, got -2.6e-06"),
+        (falling_latency, "config error: fabrics.falling: falling.txt: the latency falls as "
+         "messages grow (the fit gives beta=-2.02e-10 s/B); it must be positive"),
+        (broken_yaml,
+         "config error: config/config.yaml line 2: mapping values are not allowed here"),
     ],
+    ids=["schema", "fabric-file", "yaml-syntax"],
 )  # fmt: skip
-def test_a_bad_config_fails_before_any_job(tmp_path, change, message):
+def test_a_bad_config_fails_before_any_job_in_one_line(tmp_path, change, line):
     work = copy_workflow(tmp_path)
     config = yaml.safe_load((work / ".test/config/config.yaml").read_text())
-    change(config)
+    change(work, config)
     (work / "bad.yaml").write_text(yaml.safe_dump(config))
     done = snakemake(work, config="bad.yaml")
     assert done.returncode != 0
-    assert message in done.stdout + done.stderr
+    assert line in done.stderr.splitlines(), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "Exception" not in done.stderr
     assert not (work / "results").exists()
 
 

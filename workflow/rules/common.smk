@@ -1,20 +1,24 @@
-# The config, checked before any job (schema, then meaning: collectives.study.config), and
-# the input functions that expand it into files (collectives.study.paths).
+# The config, loaded and checked before any job (YAML syntax, schema, then meaning: every
+# problem one line `config error: key: reason`, collectives.study.config), and the input
+# functions that expand it into files (collectives.study.paths).
 
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 from snakemake.utils import validate
 
-validate(config, "../schemas/config.schema.yaml")
-
 try:
     from collectives.registry import parse_variant
     from collectives.study import paths
-    from collectives.study.config import ConfigError, check, pingpong_transport
+    from collectives.study.config import (
+        ConfigError,
+        check,
+        pingpong_transport,
+        read_yaml,
+        validate_schema,
+    )
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
     from collectives.run.libraries import common_algorithms
@@ -23,20 +27,37 @@ except ImportError as exc:
     sys.exit(
         f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
     )
+
+
+def syntax_checked(configfile):
+    """The config file, once its YAML parses (a syntax error: one line naming its file and
+    line, which Snakemake's own message does not)."""
+    try:
+        if Path(configfile).exists():  # absent: --configfile gives the config
+            read_yaml(configfile)
+    except ConfigError as exc:
+        sys.exit(f"config error: {exc}")
+    return configfile
+
+
+configfile: syntax_checked("config/config.yaml")
+
+
 try:
-    PLAN = check(config, Path.cwd())
+    validate_schema(config, workflow.source_path("../schemas/config.schema.yaml"))
+    # files as the config names them, from the directory Snakemake runs in
+    PLAN = check(config, Path("."))
 except ConfigError as exc:
     sys.exit(f"config error: {exc}")
+validate(config, "../schemas/config.schema.yaml")  # passes now; fills in the defaults
 WALLCLOCK = PLAN.wallclock
 # The algorithms that need no node structure: what a cluster's flat fit can price.
 FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
-# Gloo is timed where torch is installed (pip install -e '.[gloo]'), skipped elsewhere.
-INSTALLED_PEERS = {"gloo"} if importlib.util.find_spec("torch") else set()
 STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
                 "crossover.csv", "cost_model.md", "workloads.csv", "selection.csv",
                 "selection_vs_libraries.md"]  # fmt: skip
-STUDY_FIGURES = ["crossover", "phase", "counts", "hotspot", "fabric_fits", "structure",
-                 "workloads"]  # fmt: skip
+STUDY_FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
+                 "structure", "workloads"]  # fmt: skip
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 WALLCLOCK_FIGURES = ["wallclock", "validation"]
@@ -161,7 +182,9 @@ def figure_outputs(name, category):
 
 def figures(names):
     return [
-        paths.FIGURE.format(figure=f, ext=ext) for f in names for ext in ("png", "pdf", "csv")
+        paths.FIGURE.format(figure=f, ext=ext)
+        for f in names
+        for ext in ("png", "pdf", "csv")
     ]
 
 
@@ -220,7 +243,8 @@ def cluster_logs():
 
 
 def bench_peers(wildcards):
-    return ",".join(WALLCLOCK.peers_for(wildcards.transport, INSTALLED_PEERS))
+    """The library all-reduces a bench job times beside ours: the config's, nothing else."""
+    return ",".join(WALLCLOCK.peers_for(wildcards.transport))
 
 
 def wallclock_outputs():

@@ -15,7 +15,30 @@ rule figure_crossover:
     conda:
         ENV
     params:
+        ranks=config["figures"]["headline"]["ranks"],
+        fabrics=config["figures"]["headline"]["fabrics"],
+        dtype=config["figures"]["dtype"],
+        algorithms=config["figures"]["headline"]["algorithms"],
+    script:
+        "../scripts/figure_crossover.py"
+
+
+rule figure_crossover_all:
+    input:
+        costs=paths.table("costs.csv"),
+        crossover=paths.table("crossover.csv"),
+    output:
+        **figure_outputs("crossover_all", "1. The crossover"),
+    log:
+        paths.log("figures/crossover_all"),
+    benchmark:
+        paths.benchmark("figure_crossover_all")
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    conda:
+        ENV
+    params:
         ranks=config["figures"]["crossover_ranks"],
+        fabrics=None,  # every fabric
         dtype=config["figures"]["dtype"],
         algorithms=PLAN.algorithms,
     script:
@@ -24,8 +47,7 @@ rule figure_crossover:
 
 rule figure_phase:
     input:
-        costs=paths.table("costs.csv"),
-        crossover=paths.table("crossover.csv"),
+        paths.table("costs.csv"),
     output:
         **figure_outputs("phase", "1. The crossover"),
     log:
@@ -122,7 +144,6 @@ rule figure_structure:
 rule figure_workloads:
     input:
         costs=paths.table("costs.csv"),
-        crossover=paths.table("crossover.csv"),
         workloads=paths.table("workloads.csv"),
     output:
         **figure_outputs("workloads", "4. Decisions"),

@@ -1,4 +1,5 @@
-"""Merge every run record into measurements.csv and seed_check.md; fail on a bad run."""
+"""Merge every run record into measurements.csv and seed_check.md; fail on a bad run, and
+name and remove every bad record (aggregate.load_records) so that a rerun measures it again."""
 
 import sys
 

@@ -1,4 +1,5 @@
-"""The headline figure: modeled time against message size at one N, per fabric."""
+"""The crossover figures: time relative to the fastest against message size at one N, a
+panel per fabric (the headline's few, or every one)."""
 
 import sys
 
@@ -15,5 +16,6 @@ plot = crossover.draw(
     params.ranks,
     params.dtype,
     params.algorithms,
+    params.fabrics,
 )
 style.save(plot, *snakemake.output)

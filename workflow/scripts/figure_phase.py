@@ -9,10 +9,5 @@ import pandas as pd
 from collectives.study.figures import phase, style
 
 params = snakemake.params
-plot = phase.draw(
-    pd.read_csv(snakemake.input.costs),
-    pd.read_csv(snakemake.input.crossover),
-    params.dtype,
-    params.algorithms,
-)
+plot = phase.draw(pd.read_csv(snakemake.input[0]), params.dtype, params.algorithms)
 style.save(plot, *snakemake.output)

@@ -6,7 +6,7 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study.figures import validation, style
+from collectives.study.figures import style, validation
 
 plot = validation.draw(
     pd.read_csv(snakemake.input.validation), pd.read_csv(snakemake.input.clusters)

@@ -6,12 +6,11 @@ sys.stderr = open(snakemake.log[0], "w")
 
 import pandas as pd
 
-from collectives.study.figures import workloads, style
+from collectives.study.figures import style, workloads
 
 params = snakemake.params
 plot = workloads.draw(
     pd.read_csv(snakemake.input.costs),
-    pd.read_csv(snakemake.input.crossover),
     pd.read_csv(snakemake.input.workloads),
     params.dtype,
     params.algorithms,

@@ -47,8 +47,8 @@ def fit_alpha_beta(points: Points) -> Fit:
 
     b, t = points.nbytes, points.seconds
     weights = 1.0 / t**2
-    design = np.column_stack([np.ones_like(b), b]) / t[:, None]
-    (alpha, beta), *_ = np.linalg.lstsq(design, np.ones_like(t), rcond=None)
+    design = _relative_design(points)
+    alpha, beta = least_squares(points)
     predicted = alpha + beta * b
     residual_ss = float(np.sum(weights * (t - predicted) ** 2))
     n = len(t)
@@ -70,3 +70,16 @@ def fit_alpha_beta(points: Points) -> Fit:
         rel_error_largest=float((predicted[np.argmax(b)] - t[np.argmax(b)]) / t[np.argmax(b)]),
         points=n,
     )
+
+
+def least_squares(points: Points) -> tuple[float, float]:
+    """Only alpha and beta of fit_alpha_beta: NumPy alone, without the statistics (SciPy's
+    import costs a second), for the config check that screens every file before any job."""
+    design = _relative_design(points)
+    (alpha, beta), *_ = np.linalg.lstsq(design, np.ones_like(points.seconds), rcond=None)
+    return float(alpha), float(beta)
+
+
+def _relative_design(points: Points) -> np.ndarray:
+    """The design matrix [1, bytes] divided by each time: its residuals are relative."""
+    return np.column_stack([np.ones_like(points.nbytes), points.nbytes]) / points.seconds[:, None]

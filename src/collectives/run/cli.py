@@ -14,12 +14,13 @@ from .. import registry
 from ..transport import TRANSPORTS
 from ..transport.launch import RankFailure
 from ..transport.queue.faults import FAULT_KINDS
-from .files import save_trace, trace_path_for, write_json, write_text
+from .files import check_writable, save_trace, trace_path_for, write_json, write_text
 from .libraries import KINDS
 from .measure import MeasurementError, UsageError, measure
 from .record import DATA_KINDS, DEFAULT_ITERATIONS, DEFAULT_TIMEOUT, DEFAULT_WARMUP, DTYPES
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
+OUTPUT_OPTIONS = ("output", "trace", "reduce_output")  # the files a command may write
 
 
 class _Parser(argparse.ArgumentParser):
@@ -370,6 +371,20 @@ def _launch(args: argparse.Namespace) -> int:
     return library.collectives(args.ranks, command, setting).returncode
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """UsageError before anything runs if a file the command is to write cannot be written
+    where it is asked for (every command's --output, --trace, --reduce-output)."""
+    for option in OUTPUT_OPTIONS:
+        path = getattr(args, option, None)
+        if path:
+            try:
+                check_writable(path)
+            except OSError as exc:
+                flag = "--" + option.replace("_", "-")
+                cause = f"{exc.filename}: {exc.strerror}"
+                raise UsageError(f"{flag} {path}: cannot write there ({cause})") from None
+
+
 def _write_points(path: str, unit: str, sizes, seconds) -> None:
     rows = "".join(f"{size},{t:.9e}\n" for size, t in zip(sizes, seconds, strict=True))
     write_text(path, f"{unit},seconds\n" + rows)
@@ -392,11 +407,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
     try:
+        _check_outputs(args)
         return COMMANDS[args.command](args)
     except UsageError as exc:
         print(f"collectives: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except MeasurementError as exc:
+    except (MeasurementError, OSError) as exc:  # OSError: the machine refused, e.g. memory
         print(f"collectives: failed: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:

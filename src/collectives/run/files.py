@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -32,6 +33,27 @@ def write_atomic(path: str | os.PathLike, write: Callable[[Any], None], mode: st
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """OSError now, before a run, if write_atomic could not create `path`: it is a directory,
+    or its directory (the nearest that exists, under which it would be made) takes no new
+    file; the error's filename is that directory. A probe file is created there and removed:
+    nothing stays."""
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
+    directory = target.absolute().parent
+    while not directory.exists():
+        directory = directory.parent
+    if not directory.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory))
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:  # named by the probe's name: name the directory instead
+        raise OSError(exc.errno, exc.strerror, str(directory)) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _umask() -> int:

@@ -8,7 +8,9 @@ counts must equal the algorithm's closed form.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.random import default_rng  # imported once here, not in every forked rank
@@ -23,6 +25,9 @@ from ..transport.trace import Trace
 from .record import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES, MAX_RANKS, Record, versions
 
 MAX_INPUT_MAGNITUDE = 64
+# Per rank, copies of its vector a run touches: the input (the result in place), the warm
+# heap and the working copy in its arena (transport/launch.py, transport/queue/links.py).
+VECTORS_PER_RANK = 3
 
 
 class UsageError(ValueError):
@@ -103,6 +108,46 @@ def validate_vectors(ranks: int, elements: int, dtype: str, data: str) -> np.dty
     return np_dtype
 
 
+def memory_needed(ranks: int, elements: int, itemsize: int, data: str) -> int:
+    """Bytes a run touches at least: VECTORS_PER_RANK vectors per rank, and numpy's exact
+    sum of the inputs in 8-byte elements (with its error bound and |x| for real values)."""
+    reference = elements * 8 * (3 if data == "normal" else 1)
+    return ranks * VECTORS_PER_RANK * elements * itemsize + reference
+
+
+def available_memory() -> int:
+    """Bytes this machine can give a new run without swapping: MemAvailable, or where
+    there is no /proc/meminfo the free physical pages."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def check_memory(ranks: int, elements: int, dtype: np.dtype, data: str) -> None:
+    """UsageError, before anything is allocated, when the run needs more memory than this
+    machine has available."""
+    needed, available = memory_needed(ranks, elements, dtype.itemsize, data), available_memory()
+    if needed > available:
+        vector = elements * dtype.itemsize
+        raise UsageError(
+            f"--elements {elements} needs about {_decimal_bytes(needed)} ({ranks} ranks × "
+            f"{VECTORS_PER_RANK} vectors of {_decimal_bytes(vector)}, and the reference sum), "
+            f"this machine has {_decimal_bytes(available)} available"
+        )
+
+
+def _decimal_bytes(nbytes: int) -> str:
+    """12_000_000_000 -> '12 GB': bytes in decimal units, 3 significant digits."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes} B"
+
+
 def takes_group(algorithm: str) -> bool:
     """Whether the algorithm runs on nodes of G ranks (--ranks-per-node)."""
     known = registry.ALGORITHMS.get(algorithm)
@@ -148,6 +193,7 @@ def measure(
     links = transport_named(transport)
     ranks = started_ranks(links, ranks)
     np_dtype = validate(algorithm, ranks, elements, dtype, data, ranks_per_node)
+    check_memory(ranks, elements, np_dtype, data)
     if timeout <= 0:
         raise UsageError(f"timeout must be positive, got {timeout}")
     if fault and transport != "queue":

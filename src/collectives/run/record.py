@@ -1,8 +1,8 @@
 """The run record: one all-reduce run, verified and compared with theory, as JSON.
 
 `collectives measure` writes one per run and `collectives bench` one per (entry, message
-size) inside its document; docs/outputs.md lists the keys. A record of another version, or
-one missing a key, is refused with the file named.
+size) inside its document; docs/outputs.md lists the keys. A record of another version, one
+missing a key, or one with a value of the wrong type is refused with the file named.
 """
 
 from __future__ import annotations
@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import os
 import platform
-from dataclasses import asdict, dataclass, fields, replace
+import re
+import types
+import typing
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,8 @@ DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20  # a timed run's untimed and timed it
 
 
 class RecordError(ValueError):
-    """A record file cannot be used: unreadable, of another version, or incomplete."""
+    """A record file cannot be used: unreadable, of another version, incomplete, or (see
+    collectives.study.aggregate.check_record) at odds with theory."""
 
 
 @dataclass(frozen=True)
@@ -91,18 +95,18 @@ class Record:
         return {"record_version": RECORD_VERSION, **data}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "record") -> Record:
-        """Rebuild a record from to_dict(); RecordError names `source` and what is wrong."""
+    def from_dict(cls, data: Any, source: str = "record") -> Record:
+        """Rebuild a record from to_dict(); RecordError names `source` and, in one line,
+        everything wrong: another version, missing keys, values of the wrong type."""
         if not isinstance(data, dict):
             raise RecordError(f"{source}: not a JSON object")
         version = data.get("record_version")
         if version != RECORD_VERSION:
             raise RecordError(f"{source}: record_version {version!r}, expected {RECORD_VERSION}")
-        names = [f.name for f in fields(cls)]
-        missing = [name for name in names if name not in data]
-        if missing:
-            raise RecordError(f"{source}: missing {', '.join(missing)}")
-        values = {name: data[name] for name in names}
+        problems = _shape_problems(data, cls)
+        if problems:
+            raise RecordError(f"{source}: {'; '.join(problems)}")
+        values = {f.name: data[f.name] for f in fields(cls)}
         if values["timing"] is not None:
             values["timing"] = Timing(**values["timing"])
         return cls(**values)
@@ -112,11 +116,60 @@ class Record:
         return replace(self, trace=name)
 
 
+def _shape_problems(data: dict[str, Any], kind: type) -> list[str]:
+    """The keys of dataclass `kind` missing from JSON `data`, and the values not of their
+    field's type (the dataclass is the schema)."""
+    hints = typing.get_type_hints(kind)
+    names = [f.name for f in fields(kind)]
+    missing = [name for name in names if name not in data]
+    problems = [f"missing {', '.join(missing)}"] if missing else []
+    return problems + [
+        f"{name} is {json.dumps(data[name])[:40]}, not {_type_name(hints[name])}"
+        for name in names
+        if name in data and not _conforms(data[name], hints[name])
+    ]
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether a JSON value has the type `hint`: int (not bool), float (or int), str, bool,
+    None, unions, list[...], dict[..., ...], Any, or a dataclass (a JSON object of it)."""
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, arm) for arm in arguments)
+    if hint is type(None):
+        return value is None
+    if hint in (int, float):
+        return isinstance(value, (int, float) if hint is float else int) and not isinstance(
+            value, bool
+        )
+    if origin is list:
+        return isinstance(value, list) and all(_conforms(item, arguments[0]) for item in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(
+            _conforms(key, arguments[0]) and _conforms(item, arguments[1])
+            for key, item in value.items()
+        )
+    if is_dataclass(hint):
+        return isinstance(value, dict) and not _shape_problems(value, hint)
+    return isinstance(value, hint)
+
+
+def _type_name(hint: Any) -> str:
+    """'int | None', 'list[int]', 'Timing | None': a type as its annotation reads."""
+    if isinstance(hint, type) and not typing.get_args(hint):
+        return hint.__name__
+    return re.sub(r"[\w.]+\.(\w+)", r"\1", str(hint))
+
+
 def read_record(path: str | os.PathLike) -> Record:
     """Read one record file; RecordError names the file when it cannot be used."""
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise RecordError(f"{path}: {exc.strerror}") from None
+    except ValueError as exc:
         raise RecordError(f"{path}: {exc}") from None
     return Record.from_dict(data, str(path))
 

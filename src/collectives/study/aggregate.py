@@ -1,8 +1,13 @@
-"""Aggregation: every run record into one table, and every timed run into another."""
+"""Aggregation: every run record into one table, and every timed run into another.
+
+Every record is checked where it is read: its shape, and its counts against the closed form
+recomputed here, whatever its own matches_theory says (check_record).
+"""
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,13 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import registry
 from ..model.fabric import Fabric
 from ..model.replay import replay
 from ..model.theory import COUNT_FIELDS
 from ..registry import variant_name
 from ..run.bench import PEERS
 from ..run.files import load_trace
-from ..run.record import Record, read_record
+from ..run.measure import UsageError, validate
+from ..run.record import Record, RecordError, read_record
 
 COLUMNS = [
     "algorithm", "ranks_per_node", "ranks", "elements", "dtype", "itemsize", "message_bytes",
@@ -30,10 +37,10 @@ def replayed_runs(
     records: Sequence[str | Path], traces: Sequence[str | Path], fabric: Fabric
 ) -> list[dict[str, Any]]:
     """The replayed time of every run on one fabric (traces[i] is records[i]'s), as rows of
-    (algorithm variant, ranks, elements, dtype, replayed_s)."""
+    (algorithm variant, ranks, elements, dtype, replayed_s); the records are checked first
+    (load_records)."""
     rows = []
-    for record_path, trace_path in zip(records, traces, strict=True):
-        record = read_record(record_path)
+    for record, trace_path in zip(load_records(records), traces, strict=True):
         rows.append(
             {
                 "algorithm": variant_name(record.algorithm, record.ranks_per_node),
@@ -50,9 +57,101 @@ class RunCheckError(RuntimeError):
     """Some run did not verify or did not match theory."""
 
 
+RERUN = "run the same snakemake command again to measure it anew"
+
+
+class BadRecords(RecordError):
+    """Some run records cannot be used: one line each, naming the file and what is wrong."""
+
+
 def load_records(paths: Iterable[str | Path]) -> list[Record]:
-    """Read run records (RecordError names a file that cannot be used)."""
-    return [read_record(path) for path in paths]
+    """Every run record, each checked (check_record). The bad ones are removed, so that the
+    next run of the pipeline measures them again, and BadRecords lists every one of them, a
+    line each, also printed to the console (a pipeline job's stderr is its log)."""
+    records, bad = [], []
+    for path in paths:
+        try:
+            records.append(check_record(path))
+        except RecordError as exc:
+            bad.append((path, exc))
+    if bad:
+        message = "\n".join(f"bad record {exc}; {_remove(path)}{RERUN}" for path, exc in bad)
+        print(message, file=sys.__stderr__, flush=True)
+        raise BadRecords(message)
+    return records
+
+
+def _remove(path: str | Path) -> str:
+    """Remove a bad record; 'removed it: ', or '' if it is gone already (a job reading the
+    same records at the same time found it first)."""
+    try:
+        Path(path).unlink()
+    except FileNotFoundError:
+        return ""
+    return "removed it: "
+
+
+def check_record(path: str | Path) -> Record:
+    """One run record, read (its version, keys and types) and checked (record_problems);
+    RecordError names the file and everything wrong with it in one line."""
+    record = read_record(path)
+    problems = record_problems(record)
+    if problems:
+        raise RecordError(f"{path}: {'; '.join(problems)}")
+    return record
+
+
+def record_problems(record: Record) -> list[str]:
+    """What makes a well-formed record unfit for the study: a library's run, an unverified
+    one, a request no run could have made, per-rank bytes that do not add up, or counts (per
+    link class too) other than the closed form recomputed here, whatever matches_theory says."""
+    if record.library:
+        return ["a library's timed run, not a measured one"]
+    try:
+        dtype = validate(record.algorithm, record.ranks, record.elements, record.dtype,
+                         record.data, record.ranks_per_node)  # fmt: skip
+    except UsageError as exc:
+        return [str(exc)]
+    problems = [] if record.verified else ["verified is false"]
+    if record.itemsize != dtype.itemsize:
+        problems.append(f"itemsize {record.itemsize}, but {record.dtype} has {dtype.itemsize}")
+    entry = registry.ALGORITHMS[record.algorithm]
+    group = record.ranks_per_node
+    parameters = {"ranks_per_node": group} if group is not None else {}
+    theory = entry.predict(record.ranks, record.elements, dtype.itemsize, **parameters)
+    differ = [
+        f"{field} {getattr(record, field)}, theory {value}"
+        for field, value in theory.as_dict().items()
+        if getattr(record, field) != value
+    ]
+    if record.theory != theory.as_dict():
+        problems.append(f"theory {record.theory}, not the closed form {theory.as_dict()}")
+    if entry.theory_by_class and group is not None:
+        by_class = entry.theory_by_class(record.ranks, record.elements, dtype.itemsize, group)
+        classes = record.link_classes or {}
+        if classes.get("theory") != by_class:
+            problems.append("link_classes.theory is not the closed form")
+        if classes.get("measured") != by_class:
+            differ.append(f"link_classes.measured {classes.get('measured')}, theory {by_class}")
+    problems += _per_rank_problems(record)
+    if differ and record.matches_theory:
+        differ[-1] += " (yet matches_theory is true)"
+    elif not differ and not record.matches_theory:
+        problems.append("matches_theory is not true, yet every count equals theory")
+    return differ + problems
+
+
+def _per_rank_problems(record: Record) -> list[str]:
+    """Whether bytes_sent and bytes_recv list every rank and add up to bytes_total, their
+    busiest rank's sum to hotspot_bytes."""
+    sent, received = record.bytes_sent, record.bytes_recv
+    if sent is None or received is None or not len(sent) == len(received) == record.ranks:
+        return [f"bytes_sent and bytes_recv must list all {record.ranks} ranks"]
+    busiest = max(s + r for s, r in zip(sent, received, strict=True))
+    sums = (sum(sent), sum(received), busiest)
+    if sums != (record.bytes_total, record.bytes_total, record.hotspot_bytes):
+        return ["bytes_sent and bytes_recv do not add up to bytes_total and hotspot_bytes"]
+    return []
 
 
 def measurements_table(records: list[Record]) -> pd.DataFrame:

@@ -1,6 +1,8 @@
-"""The pipeline's config, checked for meaning after the JSON schema has checked its shape.
+"""The pipeline's config: its YAML read, its shape checked against the JSON schema, then
+its meaning (every measurement file it names parsed and fitted).
 
-Every problem is reported as a ConfigError naming the config key, before any job runs.
+Every problem is reported as a ConfigError naming the config key (or the file and line of a
+YAML syntax error), before any job runs; the workflow prints it as one line.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from .. import registry
 from ..model.libraries import RULES
 from ..run.libraries import common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
-from .fabrics import FabricError, kind_of, measured_parts, read_measurements
+from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
 from .grid import expand_axis
 
 FABRIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -61,14 +65,11 @@ class Wallclock:
     fabrics: dict[str, str]  # transport -> the fabric calibrated by its ping-pong
     clusters: dict[str, dict[str, Any]]
 
-    def peers_for(self, transport: str, installed: set[str]) -> list[str]:
+    def peers_for(self, transport: str) -> list[str]:
         """The library all-reduces timed beside ours on `transport`: MPI_Allreduce needs
-        MPI ranks; Gloo runs wherever torch is installed."""
-        return [
-            peer
-            for peer in self.peers
-            if (peer != "mpi" or transport == "mpi") and (peer != "gloo" or "gloo" in installed)
-        ]
+        MPI ranks; Gloo runs on either. The config alone decides (check refuses a peer
+        that is not installed), so installing a package changes no job."""
+        return [peer for peer in self.peers if peer != "mpi" or transport == "mpi"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,54 @@ class Plan:
     def algorithms(self) -> list[str]:
         """Every variant's name, in config order."""
         return [variant.name for variant in self.variants]
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A YAML file's content; ConfigError naming the file and line of a syntax error
+    (Snakemake's own message names neither)."""
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}{where}: {exc.problem or exc.context}") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def validate_schema(config: dict[str, Any], schema: str | Path) -> None:
+    """The config against its JSON schema; the most relevant violation as ConfigError
+    'key: reason' (jsonschema's own report is ten lines of schema)."""
+    from jsonschema import Draft202012Validator, exceptions
+
+    error = exceptions.best_match(Draft202012Validator(read_yaml(schema)).iter_errors(config))
+    if error is not None:
+        raise ConfigError(_schema_reason(error))
+
+
+def _schema_reason(error: Any) -> str:
+    """'key: reason' for one jsonschema ValidationError, worded like check's own messages."""
+    key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    value, limit, instance = error.validator, error.validator_value, error.instance
+    if value == "required":
+        missing = next(name for name in limit if name not in instance)
+        return f"{(key + '.' + missing).lstrip('.')}: required, missing"
+    if value == "additionalProperties":
+        known = error.schema.get("properties", {})
+        unknown = next(name for name in instance if name not in known)
+        return f"{(key + '.' + str(unknown)).lstrip('.')}: unknown key; valid: {', '.join(known)}"
+    reasons = {
+        "exclusiveMinimum": lambda: f"must be greater than {limit}, got {instance!r}",
+        "minimum": lambda: f"must be at least {limit}, got {instance!r}",
+        "enum": lambda: f"{instance!r} is not one of {', '.join(map(str, limit))}",
+        "type": lambda: f"must be {'an' if limit[0] in 'aeiou' else 'a'} {limit}, got {instance!r}",
+        "minItems": lambda: "must not be empty",
+        "minProperties": lambda: "must not be empty",
+        "uniqueItems": lambda: f"repeats a value: {instance}",
+        "oneOf": lambda: f"{instance!r} is not {error.schema.get('description', 'valid')}",
+    }
+    reason = reasons.get(value, lambda: error.message)()
+    return f"{key.lstrip('.') or 'config'}: {reason}"
 
 
 def check(config: dict[str, Any], basedir: Path) -> Plan:
@@ -179,7 +228,27 @@ def _figures(
                 f"figures.structure.fabric: {structure['fabric']} is not a two-level fabric"
             )
         _figure_choice(structure, "ranks", ranks, "ranks", "figures.structure")
+    _headline(figures.get("headline"), config["algorithms"], ranks, fabrics)
     return figures
+
+
+def _headline(
+    headline: dict[str, Any] | None, algorithms: list[str], ranks: list[int], fabrics: dict
+) -> None:
+    """The headline crossover figure shows algorithms (without parameters) of the config,
+    at an N of the ranks axis, on fabrics of the config."""
+    if not headline:
+        return
+    _figure_choice(headline, "ranks", ranks, "ranks", "figures.headline")
+    for index, fabric in enumerate(headline.get("fabrics", [])):
+        if fabric not in fabrics:
+            raise ConfigError(f"figures.headline.fabrics[{index}]: no fabric {fabric!r} in fabrics")
+    for index, name in enumerate(headline.get("algorithms", [])):
+        if name not in algorithms or registry.ALGORITHMS[name].parameters:
+            raise ConfigError(
+                f"figures.headline.algorithms[{index}]: {name!r} is not an algorithm of "
+                "algorithms without parameters"
+            )
 
 
 def _workloads(config: dict[str, Any], ranks: list[int], fabrics: dict[str, str]) -> None:
@@ -221,6 +290,7 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
     transports = section["transports"]
     if "mpi" in transports:
         _need_mpi("wallclock.transports")
+    _peers(section.get("peers", []), transports)
     calibration = section.get("fabrics", {})
     _calibration(config, transports, calibration, fabrics)
     clusters = section.get("clusters", {})
@@ -236,6 +306,17 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
         fabrics={t: calibration[t] for t in transports},
         clusters=clusters,
     )
+
+
+def _peers(peers: list[str], transports: list[str]) -> None:
+    """Each library peer asked for is installed here and has a transport to run on: which
+    peers are timed is the config's choice, never what happens to be installed."""
+    if "mpi" in peers and "mpi" not in transports:
+        raise ConfigError("wallclock.peers: mpi (MPI_Allreduce) runs on the mpi transport, "
+                          "which wallclock.transports does not list")  # fmt: skip
+    if "gloo" in peers and importlib.util.find_spec("torch") is None:
+        raise ConfigError("wallclock.peers: gloo needs torch, not installed here: "
+                          "pip install -e '.[gloo]', or remove gloo from the list")  # fmt: skip
 
 
 def _calibration(
@@ -314,13 +395,22 @@ def _fabric(name: str, entry: dict[str, Any], basedir: Path) -> str:
         raise ConfigError(f"{key}: names may use letters, digits, '_', '.', '-'")
     try:
         kind = kind_of(entry)
-        for part in measured_parts(entry):
-            path = basedir / part["measurements"]
-            read_measurements(path, part.get("format"), part.get("table", 1))
         if kind == "pingpong":
-            expand_axis(entry["pingpong"]["sizes"])
+            sizes = expand_axis(entry["pingpong"]["sizes"])
     except (FabricError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{key}: {exc}") from None
+    if kind == "pingpong":
+        if len(set(sizes)) < 3:
+            raise ConfigError(
+                f"{key}.pingpong.sizes: {len(set(sizes))} sizes leave the fit no confidence "
+                "intervals; give at least 3"
+            )
+        return kind  # measured when the pipeline runs: its rule checks the fit
+    for part, spec in link_parts(entry).items():
+        try:
+            screen_link(spec, basedir)  # parsed and fitted: a bad file stops before any job
+        except FabricError as exc:
+            raise ConfigError(f"{key}{'.' + part if part else ''}: {exc}") from None
     return kind
 
 

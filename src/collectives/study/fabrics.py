@@ -17,9 +17,13 @@ from typing import Any
 import numpy as np
 
 from ..model.fabric import Fabric, LinkClass
-from ..model.fit import Points, fit_alpha_beta
+from ..model.fit import Points, fit_alpha_beta, least_squares
 
 FORMATS = ("osu", "csv")
+# A link faster than this is a unit error or a flat latency table, not a link: the fastest
+# today carry ~1e12 B/s (NVLink 5: 1.8 TB/s per GPU, both ways), below the ~8e12 B/s of
+# the HBM their bytes are read from.
+MAX_BANDWIDTH = 1e13  # bytes per second
 STREAM_TESTS = re.compile(r"# OSU MPI (Bandwidth Test|Multiple Bandwidth / Message Rate)")
 
 
@@ -98,10 +102,12 @@ def read_csv_points(path: Path, size: str = "bytes") -> Points:
         reader = csv.DictReader(handle)
         if not reader.fieldnames or not {size, "seconds"} <= set(reader.fieldnames):
             raise FabricError(f"{path}: the CSV needs a header with columns {size},seconds")
-        try:
-            rows = [(int(float(row[size])), float(row["seconds"])) for row in reader]
-        except (TypeError, ValueError) as exc:
-            raise FabricError(f"{path}: {exc}") from None
+        rows = []
+        for row in reader:
+            try:
+                rows.append((int(float(row[size])), float(row["seconds"])))
+            except (TypeError, ValueError) as exc:
+                raise FabricError(f"{path}:{reader.line_num}: {exc}") from None
     return _points(path, [b for b, _ in rows], [s for _, s in rows])
 
 
@@ -187,8 +193,8 @@ def build(
     if kind == "structured":
         return Fabric(
             kind=kind,
-            link=_link(name, entry["inter"], base),
-            intra=_link(name, entry["intra"], base),
+            link=link_class(entry["inter"], base),
+            intra=link_class(entry["intra"], base),
             ranks_per_node=int(entry["ranks_per_node"]),
             nic_per_node=entry.get("nic_per_node"),
             **common,
@@ -199,49 +205,113 @@ def build(
         if reductions is not None and "gamma" not in entry:
             common["gamma"] = fit_alpha_beta(read_csv_points(reductions, "elements")).beta
         return Fabric(
-            kind="measured", link=fitted_link(name, read_measurements(pingpong, "csv")), **common
+            kind="measured",
+            link=fitted_link(str(pingpong), read_measurements(pingpong, "csv")),
+            **common,
         )
-    return Fabric(kind=kind, link=_link(name, entry, base), **common)
+    return Fabric(kind=kind, link=link_class(entry, base), **common)
 
 
-def _link(name: str, spec: dict[str, Any], base: Path) -> LinkClass:
-    if "measurements" in spec:
-        path = base / spec["measurements"]
-        points = read_measurements(path, spec.get("format"), spec.get("table", 1))
-        stream = read_osu_stream(path) if spec.get("format", "osu") == "osu" else None
-        return fitted_link(name, points, stream)
-    beta = spec["beta"] if "beta" in spec else 1.0 / spec["bandwidth"]
-    return LinkClass(alpha=float(spec["alpha"]), beta=float(beta), kind="given")
+def link_parts(entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The link classes of a fabric entry that is not a ping-pong, by where they sit in
+    it: '' for a flat one, 'intra' and 'inter' for a two-level one."""
+    if kind_of(entry) == "structured":
+        return {part: entry[part] for part in ("intra", "inter")}
+    return {"": entry}
 
 
-def fitted_link(name: str, points: Points, stream: Points | None = None) -> LinkClass:
-    """A link fitted from measurements (and its per-message occupancy from a stream of
-    messages, where measured); FabricError if the fit is unphysical."""
-    fit = fit_alpha_beta(points)
-    if fit.alpha <= 0 or fit.beta <= 0:
+def link_class(spec: dict[str, Any], base: Path) -> LinkClass:
+    """One link class: as given, or fitted from its measurement file (relative to `base`)."""
+    if "measurements" not in spec:
+        return given_link(spec)
+    return fitted_link(*_read_link(spec, base))
+
+
+def screen_link(spec: dict[str, Any], base: Path) -> None:
+    """What link_class checks, without the fit's statistics (quick enough for the config
+    check on every Snakemake invocation): FabricError naming the file and the reason."""
+    if "measurements" not in spec:
+        given_link(spec)
+        return
+    label, points, stream = _read_link(spec, base)
+    line_through(label, points)
+    if stream is not None:
+        _occupancy(label, stream)
+
+
+def given_link(spec: dict[str, Any]) -> LinkClass:
+    """A link class from its α and β (or bandwidth), refused above MAX_BANDWIDTH."""
+    beta = float(spec["beta"] if "beta" in spec else 1.0 / spec["bandwidth"])
+    if 1.0 / beta > MAX_BANDWIDTH:
         raise FabricError(
-            f"fabric {name}: the fit gives alpha={fit.alpha:.3g} s, beta={fit.beta:.3g} s/B; "
-            "both must be positive (check the file and its units)"
+            f"a bandwidth of {1.0 / beta:.3g} B/s is above {MAX_BANDWIDTH:.0e} B/s (10 TB/s), "
+            "more than any link carries (beta is in seconds per byte, bandwidth in bytes/s)"
         )
+    return LinkClass(alpha=float(spec["alpha"]), beta=beta, kind="given")
+
+
+def _read_link(spec: dict[str, Any], base: Path) -> tuple[str, Points, Points | None]:
+    """A measured link class's file (as the config names it), its latency points, and the
+    stream of messages of its bandwidth table where an OSU file has one."""
+    path = base / spec["measurements"]
+    points = read_measurements(path, spec.get("format"), spec.get("table", 1))
+    stream = read_osu_stream(path) if spec.get("format", "osu") == "osu" else None
+    return str(path), points, stream
+
+
+def line_through(label: str, points: Points) -> tuple[float, float]:
+    """α and β of the relative least-squares line through `points`; FabricError (starting
+    with `label`) where no link could have them, or the fit could not say how sure it is."""
+    sizes = len(set(points.nbytes.tolist()))
+    if sizes < 3:
+        raise FabricError(
+            f"{label}: {sizes} message sizes leave the fit no confidence intervals; "
+            "measure at least 3"
+        )
+    alpha, beta = least_squares(points)
+    if abs(beta) < 1.0 / MAX_BANDWIDTH:
+        raise FabricError(
+            f"{label}: the time hardly grows with the size: the fit gives beta={beta:.3g} s/B, "
+            f"a bandwidth above {MAX_BANDWIDTH:.0e} B/s (10 TB/s), more than any link carries"
+        )
+    if beta < 0:
+        raise FabricError(
+            f"{label}: the latency falls as messages grow (the fit gives beta={beta:.3g} s/B); "
+            "it must be positive"
+        )
+    if alpha <= 0:
+        raise FabricError(
+            f"{label}: the fit gives alpha={alpha:.3g} s; it must be positive "
+            "(check the file and its units)"
+        )
+    return alpha, beta
+
+
+def fitted_link(label: str, points: Points, stream: Points | None = None) -> LinkClass:
+    """A link fitted from measurements (and its per-message occupancy from a stream of
+    messages, where measured); FabricError, starting with `label` (what was measured), if
+    the line is unphysical (line_through)."""
+    line_through(label, points)
+    fit = fit_alpha_beta(points)
     return LinkClass(
         alpha=fit.alpha,
         beta=fit.beta,
         kind="measured",
         fit=fit,
         measurements={"bytes": points.nbytes.tolist(), "seconds": points.seconds.tolist()},
-        occupancy=_occupancy(name, stream) if stream is not None else None,
+        occupancy=_occupancy(label, stream) if stream is not None else None,
     )
 
 
-def _occupancy(name: str, stream: Points) -> tuple[float, float]:
+def _occupancy(label: str, stream: Points) -> tuple[float, float]:
     """(g, G) of a stream's per-message time g + G·bytes; FabricError if unphysical."""
-    fit = fit_alpha_beta(stream)
-    if fit.alpha < 0 or fit.beta <= 0:
+    gap, per_byte = least_squares(stream)
+    if gap < 0 or per_byte <= 0:
         raise FabricError(
-            f"fabric {name}: the bandwidth table gives g={fit.alpha:.3g} s, "
-            f"G={fit.beta:.3g} s/B; g must be >= 0 and G positive"
+            f"{label}: the bandwidth table gives g={gap:.3g} s, G={per_byte:.3g} s/B; "
+            "g must be >= 0 and G positive"
         )
-    return (fit.alpha, fit.beta)
+    return (gap, per_byte)
 
 
 def load_fabric(path: str | Path) -> Fabric:

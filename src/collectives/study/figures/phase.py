@@ -4,64 +4,59 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt
 import pandas as pd
-from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter
 
-from .style import (
-    bytes_axis,
-    colour,
-    edges,
-    label,
-    panels,
-)
+from ...model.cost import among, ranges
+from .style import Plot, bytes_axis, colour, label, legend_below, panels
 
 
-def draw(costs: pd.DataFrame, crossover: pd.DataFrame, dtype: str, algorithms: Sequence[str]):
-    """The (message size, N) plane coloured by the cheapest algorithm, one panel per fabric;
-    black lines mark the size at which each algorithm starts to win, per N."""
-    winners = costs[(costs.dtype == dtype) & costs.is_winner]
-    fabrics = list(dict.fromkeys(winners.fabric))
-    present = [a for a in algorithms if a in set(winners.algorithm)]
-    fig, axes = panels(len(fabrics))
+def intervals(costs: pd.DataFrame, algorithms: Sequence[str]) -> pd.DataFrame:
+    """Per fabric and N, the message-size intervals [from, to) in which each algorithm is
+    the cheapest of `algorithms` (boundaries where the times cross between grid sizes)."""
+    rows = []
+    for (fabric, ranks), group in among(costs, list(algorithms)).groupby(
+        ["fabric", "ranks"], sort=False
+    ):
+        for low, high, winner in ranges(group):
+            rows.append({"fabric": fabric, "ranks": ranks, "from_bytes": low, "to_bytes": high,
+                         "algorithm": winner})  # fmt: skip
+    return pd.DataFrame(rows, columns=["fabric", "ranks", "from_bytes", "to_bytes", "algorithm"])
+
+
+def draw(costs: pd.DataFrame, dtype: str, algorithms: Sequence[str]) -> Plot:
+    """The cheapest algorithm over (message size, N), one panel per fabric and one band per
+    N; each band's colours change where the times cross, so the boundaries are the
+    thresholds (the data: one row per band and interval)."""
+    costs = costs[costs.dtype == dtype]
+    data = intervals(costs, algorithms)
+    fabrics = list(dict.fromkeys(data.fabric))
+    sizes = sorted(costs.message_bytes.unique())
+    fig, axes = panels(len(fabrics), height=1.9, sharey=True)
     for axis, fabric in zip(axes, fabrics, strict=True):
-        phase_panel(axis, winners, crossover, fabric, dtype, present)
+        band_panel(axis, data[data.fabric == fabric], sizes[0], sizes[-1])
+        axis.set_title(fabric)
+        axis.set_xlabel("message size")
     for axis in axes[:: min(4, len(axes))]:
         axis.set_ylabel("ranks N")
-    phase_legend(fig, present)
-    fig.suptitle(f"Cheapest all-reduce by message size and ranks ({dtype})", y=1.0)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    return fig
+    winners = [a for a in algorithms if a in set(data.algorithm)]
+    legend_below(fig, [Patch(color=colour(a), label=label(a)) for a in winners],
+                 title="cheapest (boundaries where the modeled times cross)")  # fmt: skip
+    fig.suptitle(f"Cheapest all-reduce by message size and ranks ({dtype})")
+    return Plot(fig, data)
 
 
-def phase_panel(axis, winners, crossover, fabric: str, dtype: str, present: list[str]) -> None:
-    """One fabric's winner map with its thresholds (see phase_figure)."""
-    colours = ListedColormap([colour(a) for a in present])
-    index = {a: i for i, a in enumerate(present)}
-    grid = winners[winners.fabric == fabric].pivot_table(
-        index="ranks", columns="message_bytes", values="algorithm", aggfunc="first"
-    )
-    sizes, ranks = grid.columns.to_numpy(float), grid.index.to_numpy(float)
-    cells = grid.apply(lambda column: column.map(index)).to_numpy(float)
-    axis.pcolormesh(edges(sizes), edges(ranks), cells, cmap=colours, vmin=-0.5,
-                    vmax=len(present) - 0.5, shading="flat")  # fmt: skip
-    bounds = crossover[(crossover.fabric == fabric) & (crossover.dtype == dtype)]
-    for algorithm in present:  # the size at which each algorithm starts to win
-        starts = bounds[bounds[f"{algorithm}_from_bytes"] > 0].sort_values("ranks")
-        axis.plot(starts[f"{algorithm}_from_bytes"], starts.ranks, color="black", marker="o",
-                  markersize=3, linewidth=1.2)  # fmt: skip
-    axis.set_xlim(edges(sizes)[0], edges(sizes)[-1])
-    axis.set_title(fabric)
+def band_panel(axis, data: pd.DataFrame, smallest: float, largest: float) -> None:
+    """One fabric: a horizontal band per N, split at its boundaries, the grid's sizes
+    shown (first and last interval clipped to them), every N labelled."""
+    ranks = sorted(data.ranks.unique())
+    row = {n: index for index, n in enumerate(ranks)}
+    for item in data.itertuples():
+        low, high = max(item.from_bytes, smallest), min(item.to_bytes, largest)
+        axis.barh(row[item.ranks], high - low, left=low, height=0.9, color=colour(item.algorithm),
+                  linewidth=0)  # fmt: skip
+    axis.set_xlim(smallest, largest)
+    axis.set_ylim(-0.5, len(ranks) - 0.5)
     bytes_axis(axis)
-    axis.set_yscale("log", base=2)
-    axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-    axis.set_xlabel("message size (bytes)")
+    axis.set_yticks(range(len(ranks)), [str(n) for n in ranks])
     axis.grid(False)
-
-
-def phase_legend(fig, present: list[str]) -> None:
-    handles = [Patch(color=colour(a), label=label(a)) for a in present]
-    handles.append(plt.Line2D([], [], color="black", marker="o", label="threshold"))
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False)

@@ -10,50 +10,64 @@ import numpy as np
 import pandas as pd
 
 from .style import (
+    PAGE_WIDTH,
+    Plot,
     bytes_axis,
     colour,
     edges,
-    label,
-    marker,
+    handles_of,
+    legend_below,
+    plot_series,
     seconds_axis,
 )
 
+# (column of the costs table, panel title): the replay on the fabric, then the flat model
+MODELS = (
+    ("time_s", "replayed on the two-level fabric"),
+    ("closed_form_s", "flat α-β model (every message inter-node)"),
+)
 
-def draw(costs: pd.DataFrame, structure: dict | None, dtype: str, algorithms: Sequence[str]):
-    """On one two-level fabric at one N: every algorithm's replayed time (solid) against
-    the flat model's prediction (dashed), and the winner under each, size by size."""
-    fig = plt.figure(figsize=(9, 6.5))
+
+def draw(
+    costs: pd.DataFrame, structure: dict | None, dtype: str, algorithms: Sequence[str]
+) -> Plot:
+    """On one two-level fabric at one N, side by side: every algorithm's replayed time and
+    the flat model's prediction (shared time axis), each under a strip of the cheapest
+    algorithm size by size. Algorithms whose times coincide share one line."""
+    columns = ["model", "algorithm", "message_bytes", "time_s", "cheapest"]
     if not structure:
+        fig = plt.figure(figsize=(PAGE_WIDTH, 1.0))
         fig.text(0.5, 0.5, "no two-level fabric chosen (figures.structure)", ha="center")
-        return fig
+        return Plot(fig, pd.DataFrame(columns=columns))
     fabric, ranks = structure["fabric"], structure["ranks"]
     data = costs[(costs.fabric == fabric) & (costs.ranks == ranks) & (costs.dtype == dtype)]
-    strip, axis = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 6]})
     present = [a for a in algorithms if a in set(data.algorithm)]
-    for algorithm in present:
-        rows = data[data.algorithm == algorithm].sort_values("message_bytes")
-        shade = colour(algorithm)
-        axis.plot(rows.message_bytes, rows.time_s, color=shade, marker=marker(algorithm),
-                  markersize=3.5, label=label(algorithm))  # fmt: skip
-        axis.plot(rows.message_bytes, rows.closed_form_s, color=shade, linestyle="--",
-                  linewidth=1, alpha=0.8)  # fmt: skip
     sizes = np.sort(data.message_bytes.unique())
     cell_edges = edges(sizes)
-    for row, column in enumerate(("closed_form_s", "time_s")):
-        best = data.loc[data.groupby("message_bytes")[column].idxmin()].sort_values("message_bytes")
-        for (low, high), algorithm in zip(pairwise(cell_edges), best.algorithm, strict=True):
-            strip.axvspan(low, high, ymin=row / 2, ymax=(row + 1) / 2, color=colour(algorithm))
-    strip.set_yticks([0.25, 0.75], ["flat model", "replayed"])
-    strip.set_ylim(0, 1)
-    strip.set_title("cheapest algorithm", fontsize=10)
-    strip.grid(False)
-    bytes_axis(axis)
-    seconds_axis(axis)
-    axis.set_xlim(cell_edges[0], cell_edges[-1])
-    axis.set_xlabel("message size (bytes)")
-    axis.set_ylabel("time")
-    axis.legend(fontsize=8, loc="upper left", title="solid: replayed · dashed: flat model",
-                title_fontsize=8)  # fmt: skip
-    fig.suptitle(f"{fabric}: N = {ranks} ranks, structure against the flat α-β model ({dtype})")
-    fig.tight_layout()
-    return fig
+    fig, grid = plt.subplots(2, 2, figsize=(PAGE_WIDTH, 3.3), sharex=True, sharey="row",
+                             height_ratios=[1, 7], layout="constrained")  # fmt: skip
+    rows = []
+    for (strip, axis), (column, title) in zip(grid.T, MODELS, strict=True):
+        times = data.pivot_table(index="message_bytes", columns="algorithm", values=column)
+        times = times.reindex(index=sizes, columns=present)
+        cheapest = times.idxmin(axis=1)
+        for (low, high), algorithm in zip(pairwise(cell_edges), cheapest, strict=True):
+            strip.axvspan(low, high, color=colour(algorithm))
+        strip.set_yticks([0.5], ["cheapest"])
+        strip.set_ylim(0, 1)
+        strip.grid(False)
+        strip.set_title(title)
+        strip.tick_params(labeltop=True, labelbottom=False, labelleft=True)
+        plot_series(axis, sizes, {a: times[a].to_numpy() for a in present}, markersize=3,
+                    linewidth=1)  # fmt: skip
+        bytes_axis(axis)
+        seconds_axis(axis)
+        axis.tick_params(labelleft=True)
+        axis.set_xlim(cell_edges[0], cell_edges[-1])
+        axis.set_xlabel("message size (bytes)")
+        rows += [{"model": title, "algorithm": a, "message_bytes": m, "time_s": times.at[m, a],
+                  "cheapest": cheapest[m] == a} for a in present for m in sizes]  # fmt: skip
+    grid[1, 0].set_ylabel("time")
+    legend_below(fig, handles_of(grid[1]))
+    fig.suptitle(f"{fabric}, N = {ranks}: the structure against the flat α-β model ({dtype})")
+    return Plot(fig, pd.DataFrame(rows, columns=columns))

@@ -49,6 +49,8 @@ COLOURS = sns.color_palette("colorblind", 10)
 COLUMN_WIDTH = 3.5
 PAGE_WIDTH = 7.2
 SMALLEST_FONT = 7.0  # points, at the printed width
+INCHES_PER_BYTES_LABEL = 0.36  # room a byte tick label ('256 KiB') needs along an x axis
+LEGEND_ROW = 0.15  # inches per row of legend entries
 
 sns.set_theme(context="paper", style="whitegrid")
 plt.rcParams.update({
@@ -94,10 +96,15 @@ def dashes(algorithm: str):
 
 
 def bytes_axis(axis, which: str = "x") -> None:
-    """A log2 byte axis with ticks at powers of 16 (1 B, 16 B, 256 B, 4 KiB, ...)."""
+    """A log2 byte axis with ticks at powers of 16 (1 B, 16 B, 256 B, 4 KiB, ...), every
+    other one or fewer where the panel is too narrow for all their labels."""
     target = axis.xaxis if which == "x" else axis.yaxis
     (axis.set_xscale if which == "x" else axis.set_yscale)("log", base=2)
-    target.set_major_locator(LogLocator(base=16, numticks=12))
+    box = axis.get_position()
+    length = box.width * axis.figure.get_figwidth() if which == "x" else (
+        box.height * axis.figure.get_figheight())  # fmt: skip
+    labels = max(2, int(length / INCHES_PER_BYTES_LABEL))
+    target.set_major_locator(LogLocator(base=16, numticks=labels))
     target.set_minor_locator(LogLocator(base=2, subs=(1.0,), numticks=64))
     target.set_major_formatter(FuncFormatter(format_bytes))
     target.set_minor_formatter(NullFormatter())
@@ -123,14 +130,24 @@ def save(plot: Plot, *paths: str | Path) -> None:
     plt.close(plot.figure)
 
 
-def panels(count: int, height: float = 1.9, columns: int | None = None, sharex: bool = True):
-    """A page-wide grid of `count` panels (at most four per row), every one with its own
-    tick labels (shared axes keep their limits, not their labels hidden)."""
+def panels(
+    count: int,
+    height: float = 1.9,
+    columns: int | None = None,
+    sharex: bool = True,
+    sharey: bool = False,
+    width: float | None = None,
+):
+    """A grid of `count` panels `width` inches wide (default: a column for one panel, a
+    page for more; at most four per row), each `height` inches tall (title included), every
+    one with its own tick labels (shared axes keep their limits, not their labels hidden);
+    legend_below makes room for the legend."""
+    width = width or (COLUMN_WIDTH if count == 1 else PAGE_WIDTH)
     columns = columns or min(4, count)
     rows = math.ceil(count / columns)
     fig, axes = plt.subplots(
-        rows, columns, figsize=(PAGE_WIDTH, height * rows + 0.6), squeeze=False, sharex=sharex,
-        layout="constrained",
+        rows, columns, figsize=(width, height * rows + 0.3), squeeze=False, sharex=sharex,
+        sharey=sharey, layout="constrained",
     )  # fmt: skip
     for extra in axes.flat[count:]:
         extra.set_visible(False)
@@ -139,14 +156,46 @@ def panels(count: int, height: float = 1.9, columns: int | None = None, sharex: 
     return fig, list(axes.flat[:count])
 
 
+def legend_below(fig: Figure, handles: list, title: str | None = None) -> None:
+    """The figure's legend under its panels, outside the data, in as many columns as fit
+    the figure's width (labels measured in characters of the legend font); the figure
+    grows by the legend's height, so that the panels keep theirs."""
+    font = plt.rcParams["legend.fontsize"] / 72  # inches per character, about
+    widest = max(len(handle.get_label()) for handle in handles) * 0.55 * font + 0.5
+    columns = max(1, min(len(handles), int(fig.get_figwidth() // widest)))
+    rows = math.ceil(len(handles) / columns) + (title is not None)
+    fig.set_figheight(fig.get_figheight() + rows * LEGEND_ROW + 0.1)
+    fig.legend(handles=handles, loc="outside lower center", ncol=columns, frameon=False,
+               title=title)  # fmt: skip
+
+
+def algorithm_handle(name: str, **style) -> plt.Line2D:
+    """A legend entry drawn as the algorithm's lines are (colour, marker, line style)."""
+    return plt.Line2D([], [], color=colour(name), marker=marker(name), linestyle=dashes(name),
+                      label=label(name), **style)  # fmt: skip
+
+
+def handles_of(axes) -> list:
+    """Every distinct labelled artist of `axes`, first seen first (panels may differ in
+    which algorithms they tie)."""
+    found: dict[str, object] = {}
+    for axis in axes:
+        for handle, text in zip(*axis.get_legend_handles_labels(), strict=True):
+            found.setdefault(text, handle)
+    return list(found.values())
+
+
 def plot_series(axis, x, series: dict[str, np.ndarray], **style) -> list[tuple[str, ...]]:
-    """Draw one line per algorithm; algorithms whose values coincide at every x share one
-    line labelled "a = b", so that no series hides under another. Returns the tied groups."""
+    """Draw one line per algorithm; algorithms whose values coincide at every x (both NaN
+    where neither has a value) share one line labelled "a = b", so that no series hides under
+    another. Returns the tied groups."""
     groups: list[tuple[list[str], np.ndarray]] = []
     for name, values in series.items():
         values = np.asarray(values, dtype=float)
         for names, shown in groups:
-            if shown.shape == values.shape and np.allclose(shown, values, rtol=1e-9, atol=0):
+            if shown.shape == values.shape and np.allclose(
+                shown, values, rtol=1e-9, atol=0, equal_nan=True
+            ):
                 names.append(name)
                 break
         else:
@@ -165,3 +214,8 @@ def edges(values: np.ndarray) -> np.ndarray:
         return np.array([values[0] / 2, values[0] * 2])
     middle = np.sqrt(values[:-1] * values[1:])
     return np.concatenate([[values[0] ** 2 / middle[0]], middle, [values[-1] ** 2 / middle[-1]]])
+
+
+# gid of reference artists (y = x, a band, a threshold): guides that text and legends may
+# cross, unlike data (tests/study/figures/readable.py skips them)
+GUIDE = "guide"

@@ -1,0 +1,47 @@
+"""The workloads figure: numbered markers on each fabric's map, keyed below, none touching."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from collectives.study.figures import workloads
+from collectives.study.workloads import Workload, workloads_table
+from tests.model.test_cost import ALGORITHMS
+from tests.study.figures.printed import assert_printed
+
+SHAPE = {"hidden": 4096, "sequence": 1, "micro_batch": 1, "layers": 2, "parameters": 1e9,
+         "dtype_bytes": 2, "tp": 8, "dp": 16}  # fmt: skip
+
+
+def test_a_numbered_marker_per_group_on_every_fabric_none_touching(fabric_tables, tmp_path):
+    costs, _ = fabric_tables
+    fabrics = list(dict.fromkeys(costs.fabric))
+    layouts = [  # two TP groups at one N and close sizes: their markers must part
+        Workload.from_config(f"w{i}", {**SHAPE, "hidden": 4096 + 512 * (i % 2),
+                                       "tp_fabric": fabrics[i % len(fabrics)],
+                                       "dp_fabric": fabrics[-1 - i % len(fabrics)]})
+        for i in range(2)
+    ]  # fmt: skip
+    table = workloads_table(layouts, costs, "float64", ALGORITHMS)
+    plot = workloads.draw(costs, table, "float64", ALGORITHMS)
+    shown = sorted(set(table.fabric))
+    panels = [axis for axis in plot.figure.axes if axis.get_visible()]
+    assert sorted(axis.get_title() for axis in panels) == shown
+    keys = [t.get_text() for t in plot.figure.legends[-1].get_texts() if "→" in t.get_text()]
+    assert len(keys) == table.groupby(["workload", "group"]).ngroups
+    data = assert_printed(plot, tmp_path)
+    assert sorted(data.number.unique()) == list(range(1, len(keys) + 1))
+    for _, band in data.groupby(["fabric", "ranks"]):  # markers in one band of N
+        sizes, rows = np.log2(band.shown_bytes.to_numpy(float)), band.shown_row.to_numpy()
+        near = np.abs(sizes[:, None] - sizes[None]) < workloads.NEAR - 1e-9
+        apart = np.abs(rows[:, None] - rows[None]) >= workloads.SPREAD
+        assert (apart | ~near | np.eye(len(band), dtype=bool)).all()
+    assert (data.shown_bytes >= data.message_bytes).all()  # nudged right, never left
+
+
+def test_no_workloads_say_so(fabric_tables, tmp_path):
+    costs, _ = fabric_tables
+    empty = workloads_table([], costs, "float64", ALGORITHMS)
+    plot = workloads.draw(costs, empty, "float64", ALGORITHMS)
+    assert plot.data.empty
+    assert_printed(plot, tmp_path)
