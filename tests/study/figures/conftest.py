@@ -23,9 +23,14 @@ def synthetic_fabrics(count: int) -> pd.DataFrame:
     )
 
 
+def tables_on(count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(costs, crossover) over the grid's algorithms on `count` synthetic fabrics."""
+    fabrics = synthetic_fabrics(count)
+    costs = cost.modeled_costs(GRID, fabrics, ALGORITHMS)
+    return costs, cost.crossover_table(GRID, fabrics, costs)
+
+
 @pytest.fixture(scope="module", params=FABRIC_COUNTS, ids=lambda n: f"{n}-fabrics")
 def fabric_tables(request) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(costs, crossover) over the grid's algorithms on 1, 4 or 18 fabrics."""
-    fabrics = synthetic_fabrics(request.param)
-    costs = cost.modeled_costs(GRID, fabrics, ALGORITHMS)
-    return costs, cost.crossover_table(GRID, fabrics, costs)
+    return tables_on(request.param)

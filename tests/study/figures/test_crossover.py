@@ -9,6 +9,7 @@ import pandas as pd
 from collectives.study.figures import crossover
 from collectives.study.figures.style import label
 from tests.model.test_cost import ALGORITHMS
+from tests.study.figures.conftest import tables_on
 from tests.study.figures.printed import assert_printed
 
 SEED = ["naive", "ring", "recursive_doubling"]
@@ -52,8 +53,8 @@ def test_every_fabric_and_algorithm_in_the_supplementary_figure(fabric_tables, t
     assert set(data.algorithm) == set(ALGORITHMS)
 
 
-def test_algorithms_that_tie_share_one_line_and_one_legend_entry(fabric_tables, tmp_path):
-    costs, table = fabric_tables
+def test_algorithms_that_tie_share_one_line_and_one_legend_entry(tmp_path):
+    costs, table = tables_on(4)
     twin = costs[costs.algorithm == "ring"].assign(algorithm="hierarchical-G8")
     costs = pd.concat([costs, twin], ignore_index=True)
     plot = crossover.draw(costs, table, 8, "float64", [*SEED, "hierarchical-G8"])
