@@ -86,11 +86,12 @@ rule figure_counts:
 
 rule figure_hotspot:
     input:
-        runs_at(
+        records=runs_at(
             config["figures"]["hotspot"]["ranks"],
             config["figures"]["hotspot"]["elements"],
             config["figures"]["dtype"],
         ),
+        checked=paths.table("measurements.csv"),  # after aggregate has checked them
     output:
         **figure_outputs("hotspot", "2. The measured counts"),
     log:
