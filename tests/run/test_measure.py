@@ -99,7 +99,7 @@ def test_failed_runs_raise_measurement_errors(fault, message):
 
 
 def test_many_ranks_within_descriptor_and_memory_limits():
-    record = run_record("ring", 256, 1 << 16)
+    record = run_record("recursive_doubling", 256, 1 << 16)  # 256 ranks, few messages
     assert record["verified"] and record["matches_theory"]
 
 
