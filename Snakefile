@@ -30,6 +30,7 @@ include: "workflow/rules/report.smk"
 rule all:
     default_target: True
     input:
+        rules.runs.input,
         study_outputs(),
         wallclock_outputs(),
         paths.table("pipeline_timing.csv"),

@@ -1,9 +1,11 @@
-# Stage 2, aggregate: every record into one table, and the seed's table checked.
+# Stage 2, aggregate: every record into one table, and the seed's table checked; every
+# record and trace is checked here first, so a bad one stops the run before any replay.
 
 
 rule aggregate:
     input:
-        all_runs(),
+        records=all_runs(),
+        traces=all_traces(),
     output:
         measurements=paths.table("measurements.csv"),
         seed_check=paths.table("seed_check.md"),

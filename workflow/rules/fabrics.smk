@@ -68,8 +68,8 @@ rule replay:
         fabric=paths.FABRIC,
         records=all_runs(),
         traces=all_traces(),
-        # after aggregate has checked every record: a bad one then fails aggregate, which
-        # removes measurements.csv (a target), so the same command measures it again
+        # after aggregate has checked every record and trace: a bad one then fails
+        # aggregate, no replay starts, and the same command measures it again
         checked=paths.table("measurements.csv"),
     output:
         paths.REPLAY,

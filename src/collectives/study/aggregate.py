@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ..run.bench import PEERS
 from ..run.files import load_trace
 from ..run.measure import UsageError, validate
 from ..run.record import Record, RecordError, read_record
+from ..transport.trace import RECV, SEND, Trace
 
 COLUMNS = [
     "algorithm", "ranks_per_node", "ranks", "elements", "dtype", "itemsize", "message_bytes",
@@ -37,20 +39,18 @@ def replayed_runs(
     records: Sequence[str | Path], traces: Sequence[str | Path], fabric: Fabric
 ) -> list[dict[str, Any]]:
     """The replayed time of every run on one fabric (traces[i] is records[i]'s), as rows of
-    (algorithm variant, ranks, elements, dtype, replayed_s); the records are checked first
-    (load_records)."""
-    rows = []
-    for record, trace_path in zip(load_records(records), traces, strict=True):
-        rows.append(
-            {
-                "algorithm": variant_name(record.algorithm, record.ranks_per_node),
-                "ranks": record.ranks,
-                "elements": record.elements,
-                "dtype": record.dtype,
-                "replayed_s": replay(load_trace(trace_path), fabric),
-            }
-        )
-    return rows
+    (algorithm variant, ranks, elements, dtype, replayed_s); every record and trace is
+    checked first (load_runs)."""
+    return [
+        {
+            "algorithm": variant_name(record.algorithm, record.ranks_per_node),
+            "ranks": record.ranks,
+            "elements": record.elements,
+            "dtype": record.dtype,
+            "replayed_s": replay(trace, fabric),
+        }
+        for record, trace in load_runs(records, traces)
+    ]
 
 
 class RunCheckError(RuntimeError):
@@ -61,34 +61,95 @@ RERUN = "run the same snakemake command again to measure it anew"
 
 
 class BadRecords(RecordError):
-    """Some run records cannot be used: one line each, naming the file and what is wrong."""
+    """Some run records or traces cannot be used: one line each, naming the file and what
+    is wrong."""
 
 
 def load_records(paths: Iterable[str | Path]) -> list[Record]:
-    """Every run record, each checked (check_record). The bad ones are removed, so that the
-    next run of the pipeline measures them again, and BadRecords lists every one of them, a
-    line each, also printed to the console (a pipeline job's stderr is its log)."""
-    records, bad = [], []
-    for path in paths:
+    """Every run record, each checked (check_record); see load_runs."""
+    return [record for record, _ in load_runs(list(paths))]
+
+
+def load_runs(
+    records: Sequence[str | Path], traces: Sequence[str | Path] | None = None
+) -> list[tuple[Record, Trace | None]]:
+    """Every run record (check_record) with its trace checked against it (check_trace; None
+    without `traces`). The bad files are removed, so that the next run of the pipeline
+    measures them again, and BadRecords lists every one of them, a line each, also printed
+    to the console (a pipeline job's stderr is its log)."""
+    if traces is not None and len(traces) != len(records):
+        raise ValueError(f"{len(records)} records but {len(traces)} traces")
+    runs, bad = [], []
+    for index, path in enumerate(records):
         try:
-            records.append(check_record(path))
+            record = check_record(path)
         except RecordError as exc:
-            bad.append((path, exc))
+            bad.append(("record", path, exc))
+            continue
+        if traces is None:
+            runs.append((record, None))
+            continue
+        try:
+            runs.append((record, check_trace(traces[index], record)))
+        except RecordError as exc:
+            bad.append(("trace", traces[index], exc))
     if bad:
-        message = "\n".join(f"bad record {exc}; {_remove(path)}{RERUN}" for path, exc in bad)
+        message = "\n".join(f"bad {kind} {exc}; {_remove(path)}{RERUN}" for kind, path, exc in bad)
         print(message, file=sys.__stderr__, flush=True)
         raise BadRecords(message)
-    return records
+    return runs
 
 
 def _remove(path: str | Path) -> str:
-    """Remove a bad record; 'removed it: ', or '' if it is gone already (a job reading the
-    same records at the same time found it first)."""
+    """Remove a bad record or trace; 'removed it: ', or '' if it is gone already (a job
+    reading the same files at the same time found it first)."""
     try:
         Path(path).unlink()
     except FileNotFoundError:
         return ""
     return "removed it: "
+
+
+def check_trace(path: str | Path, record: Record) -> Trace:
+    """A run's message trace, read and checked against its (checked) record: its ranks, its
+    sends matched by receives, and per rank the messages and bytes the record counted;
+    RecordError names the file and everything wrong with it in one line."""
+    try:
+        trace = load_trace(path)
+    except FileNotFoundError:
+        raise RecordError(f"{path}: missing") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise RecordError(f"{path}: not a readable trace ({exc})") from None
+    problems = trace_problems(trace, record)
+    if problems:
+        raise RecordError(f"{path}: {'; '.join(problems)}")
+    return trace
+
+
+def trace_problems(trace: Trace, record: Record) -> list[str]:
+    """How a trace disagrees with its record: its shape, or the messages and bytes it holds
+    against the record's counts (messages, bytes_sent and bytes_recv of every rank)."""
+    events = len(trace.kind)
+    offsets = np.asarray(trace.offsets)
+    if trace.ranks != record.ranks:
+        return [f"{trace.ranks} ranks, the record has {record.ranks}"]
+    if not (len(trace.peer) == len(trace.amount) == events and offsets[0] == 0
+            and offsets[-1] == events and np.all(np.diff(offsets) >= 0)):  # fmt: skip
+        return ["its columns and per-rank offsets do not fit together"]
+    rank = np.repeat(np.arange(trace.ranks), np.diff(offsets))
+    problems = []
+    for kind, name, counted in (
+        (SEND, "sent", record.bytes_sent),
+        (RECV, "received", record.bytes_recv),
+    ):
+        mine = trace.kind == kind
+        if int(mine.sum()) != record.messages:
+            problems.append(f"{int(mine.sum())} messages {name}, the record counts "
+                            f"{record.messages}")  # fmt: skip
+        per_rank = np.bincount(rank[mine], weights=trace.amount[mine], minlength=trace.ranks)
+        if per_rank.astype(np.int64).tolist() != list(counted or []):
+            problems.append(f"bytes {name} per rank differ from the record's")
+    return problems
 
 
 def check_record(path: str | Path) -> Record:
