@@ -49,6 +49,8 @@ try:
     PLAN = check(config, Path("."))
 except ConfigError as exc:
     sys.exit(f"config error: {exc}")
+for warning in PLAN.warnings:  # usable, but worth a look: one line each
+    print(f"warning: {warning}", file=sys.stderr)
 validate(config, "../schemas/config.schema.yaml")  # passes now; fills in the defaults
 WALLCLOCK = PLAN.wallclock
 # The algorithms that need no node structure: what a cluster's flat fit can price.

@@ -71,10 +71,14 @@ def _measure_arguments(commands) -> None:
         default=DEFAULT_TIMEOUT,
         help=f"seconds, or a duration such as 90s, 10m, 1h (default {DEFAULT_TIMEOUT:g})",
     )
-    run.add_argument("--output", help="write the record here (atomically) instead of stdout")
+    run.add_argument(
+        "--output",
+        help="write the record here (atomically, creating missing directories) instead of stdout",
+    )
     run.add_argument(
         "--trace",
-        help="write the message trace (.npz) here; default: next to --output, as NAME.trace.npz",
+        help="write the message trace (.npz) here, creating missing directories; default: next "
+        "to --output, as NAME.trace.npz",
     )
     run.add_argument("--inject-fault", metavar="KIND:RANK", help="make one rank fail (testing aid)")
 
@@ -104,7 +108,10 @@ def _bench_arguments(commands) -> None:
     timed.add_argument(
         "--timeout", type=_duration, default=DEFAULT_TIMEOUT, help="for the whole run"
     )
-    timed.add_argument("--output", help="write the JSON here (atomically) instead of stdout")
+    timed.add_argument(
+        "--output",
+        help="write the JSON here (atomically, creating missing directories) instead of stdout",
+    )
 
 
 def _pingpong_arguments(commands) -> None:
@@ -181,7 +188,9 @@ def _point_to_point_arguments(command: argparse.ArgumentParser, repeats: str) ->
     )
     command.add_argument("--iterations", type=int, default=200, help=f"timed {repeats} per size")
     command.add_argument("--warmup", type=int, default=10, help=f"untimed {repeats} per size")
-    command.add_argument("--output", required=True, help="CSV file to write (atomically)")
+    command.add_argument(
+        "--output", required=True, help="CSV file to write (atomically, creating directories)"
+    )
 
 
 def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:

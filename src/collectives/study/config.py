@@ -7,6 +7,7 @@ YAML syntax error), before any job runs; the workflow prints it as one line.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import re
 from dataclasses import dataclass, field
@@ -84,6 +85,7 @@ class Plan:
     figures: dict[str, Any]
     wallclock: Wallclock | None = None
     libraries: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> where
+    warnings: list[str] = field(default_factory=list)  # one line each: usable, but rough
 
     @property
     def algorithms(self) -> list[str]:
@@ -106,10 +108,14 @@ def read_yaml(path: str | Path) -> Any:
 
 def validate_schema(config: dict[str, Any], schema: str | Path) -> None:
     """The config against its JSON schema; the most relevant violation as ConfigError
-    'key: reason' (jsonschema's own report is ten lines of schema)."""
+    'key: reason' (jsonschema's own report is ten lines of schema). An unknown key comes
+    first: a misspelt key is also the required one reported missing."""
     from jsonschema import Draft202012Validator, exceptions
 
-    error = exceptions.best_match(Draft202012Validator(read_yaml(schema)).iter_errors(config))
+    errors = list(Draft202012Validator(read_yaml(schema)).iter_errors(config))
+    unknown = [error for error in errors if error.validator == "additionalProperties"]
+    error = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else None
+    error = error or exceptions.best_match(errors)
     if error is not None:
         raise ConfigError(_schema_reason(error))
 
@@ -122,9 +128,11 @@ def _schema_reason(error: Any) -> str:
         missing = next(name for name in limit if name not in instance)
         return f"{(key + '.' + missing).lstrip('.')}: required, missing"
     if value == "additionalProperties":
-        known = error.schema.get("properties", {})
-        unknown = next(name for name in instance if name not in known)
-        return f"{(key + '.' + str(unknown)).lstrip('.')}: unknown key; valid: {', '.join(known)}"
+        known = list(error.schema.get("properties", {}))
+        unknown = str(next(name for name in instance if name not in known))
+        close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.6)
+        guess = f"did you mean {close[0]}? " if close else ""
+        return f"{(key + '.' + unknown).lstrip('.')}: unknown key; {guess}valid: {', '.join(known)}"
     reasons = {
         "exclusiveMinimum": lambda: f"must be greater than {limit}, got {instance!r}",
         "minimum": lambda: f"must be at least {limit}, got {instance!r}",
@@ -151,7 +159,10 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
             )
     if config.get("data", "int") not in DATA_KINDS:
         raise ConfigError(f"data: must be one of {', '.join(DATA_KINDS)}")
-    fabrics = {name: _fabric(name, entry, basedir) for name, entry in config["fabrics"].items()}
+    warnings: list[str] = []
+    fabrics = {
+        name: _fabric(name, entry, basedir, warnings) for name, entry in config["fabrics"].items()
+    }
     for name, entry in config["fabrics"].items():
         if "pingpong" in entry and pingpong_transport(entry) == "mpi":
             _need_mpi(f"fabrics.{name}.pingpong.transport")
@@ -166,7 +177,7 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     if libraries and wallclock and "mpi" not in wallclock.fabrics:
         raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
-                libraries)  # fmt: skip
+                libraries, warnings)  # fmt: skip
 
 
 def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -348,7 +359,7 @@ def _clusters(clusters: dict[str, Any], fabrics: dict[str, str], basedir: Path) 
         )
         for part, where in logs:
             try:
-                read_measurements(basedir / where["allreduce"], "osu", where.get("table", 1))
+                read_measurements(basedir / where["allreduce"], "osu", where.get("table"))
             except FabricError as exc:
                 raise ConfigError(f"{key}.{part}: {exc}") from None
         if "library" in entry and entry["library"] not in RULES:
@@ -389,7 +400,9 @@ def _axis(
     return values
 
 
-def _fabric(name: str, entry: dict[str, Any], basedir: Path) -> str:
+def _fabric(name: str, entry: dict[str, Any], basedir: Path, warnings: list[str]) -> str:
+    """A fabric entry's kind, its measurement files parsed and fitted; a rough fit adds a
+    line to `warnings`."""
     key = f"fabrics.{name}"
     if not FABRIC_NAME.match(name):
         raise ConfigError(f"{key}: names may use letters, digits, '_', '.', '-'")
@@ -407,10 +420,13 @@ def _fabric(name: str, entry: dict[str, Any], basedir: Path) -> str:
             )
         return kind  # measured when the pipeline runs: its rule checks the fit
     for part, spec in link_parts(entry).items():
+        where = f"{key}{'.' + part if part else ''}"
         try:
-            screen_link(spec, basedir)  # parsed and fitted: a bad file stops before any job
+            warning = screen_link(spec, basedir)  # parsed and fitted: a bad file stops here
         except FabricError as exc:
-            raise ConfigError(f"{key}{'.' + part if part else ''}: {exc}") from None
+            raise ConfigError(f"{where}: {exc}") from None
+        if warning:
+            warnings.append(f"{where}: {warning}")
     return kind
 
 

@@ -7,8 +7,11 @@ or two such link classes with nodes (collectives.model.fabric).
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +27,11 @@ FORMATS = ("osu", "csv")
 # today carry ~1e12 B/s (NVLink 5: 1.8 TB/s per GPU, both ways), below the ~8e12 B/s of
 # the HBM their bytes are read from.
 MAX_BANDWIDTH = 1e13  # bytes per second
+# The largest relative miss of a fitted line α + β·bytes at a measured point that passes
+# without a word: a single line through a latency curve with an eager/rendezvous switch
+# misses by 30-70% (the shipped osu_latency files), a line that misses by more than half
+# describes the link poorly. An entry's `max_fit_error` accepts more, knowingly.
+MAX_FIT_ERROR = 0.5
 STREAM_TESTS = re.compile(r"# OSU MPI (Bandwidth Test|Multiple Bandwidth / Message Rate)")
 
 
@@ -52,12 +60,44 @@ class _OsuTable:
         return rows
 
 
+def measurement_text(path: Path) -> str:
+    """A measurement file's text, decoded by one rule: UTF-16 or UTF-8 where a byte-order
+    mark says so, else UTF-8, else Latin-1 (OSU output is ASCII, so only a comment can hold
+    such a byte, and every byte is a Latin-1 character). FabricError names the file and the
+    offset of a NUL byte without a byte-order mark (UTF-16 saved without one)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FabricError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise FabricError(f"{path}: cannot read it ({exc.strerror})") from None
+    for mark, encoding in ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+                           (codecs.BOM_UTF8, "utf-8-sig")):  # fmt: skip
+        if data.startswith(mark):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise FabricError(
+                    f"{path}: not {encoding.upper()} text despite its byte-order mark "
+                    f"(byte {exc.start}: {exc.reason})"
+                ) from None
+    if b"\0" in data:
+        raise FabricError(
+            f"{path}: a NUL byte at offset {data.index(0)}: UTF-16 without a byte-order mark "
+            "or not a text file; save it as UTF-8"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def _osu_tables(path: Path) -> list[_OsuTable]:
     """Every table of an OSU Micro-Benchmarks output: a '# Size ...' header and the lines
     after it, up to the next benchmark's '# OSU ...' title; other '#' lines are comments."""
     tables: list[_OsuTable] = []
     title, current = "", None
-    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+    for number, raw in enumerate(measurement_text(path).splitlines(), start=1):
         line = raw.strip()
         if line.startswith("# OSU"):
             title, current = line, None
@@ -69,8 +109,9 @@ def _osu_tables(path: Path) -> list[_OsuTable]:
     return tables
 
 
-def read_osu_latency(path: Path, table: int = 1) -> Points:
-    """Read the `table`-th latency table (1-based) of an OSU Micro-Benchmarks output.
+def read_osu_latency(path: Path, table: int | None = None) -> Points:
+    """Read the `table`-th latency table (1-based) of an OSU Micro-Benchmarks output, or its
+    only one when `table` is None (FabricError listing them if there are several).
 
     A table whose column header mentions 'Latency' (osu_latency, osu_multi_lat,
     osu_allreduce) holds rows 'size_bytes latency_us'. Other tables in the same file
@@ -79,26 +120,46 @@ def read_osu_latency(path: Path, table: int = 1) -> Points:
     tables = [t for t in _osu_tables(path) if "Latency" in t.header]
     if not tables:
         raise FabricError(f"{path}: no OSU latency table (a '# Size ... Latency (us)' header)")
-    if not 1 <= table <= len(tables):
-        raise FabricError(f"{path}: table {table} requested, the file has {len(tables)}")
-    rows = tables[table - 1].rows(path, "size latency_us")
+    rows = _chosen(path, tables, table, "latency", "table").rows(path, "size latency_us")
     return _points(path, [size for size, _ in rows], [us * 1e-6 for _, us in rows])
 
 
-def read_osu_stream(path: Path) -> Points | None:
-    """The per-message time of a stream of messages, from the first one-way bandwidth table
-    of an OSU output (osu_bw, or osu_mbw_mr with one pair: many messages in flight), as
-    size / bandwidth; None if the file has no such table. OSU's MB/s are 10^6 bytes/s."""
-    stream = next((t for t in _osu_tables(path) if STREAM_TESTS.search(t.title)), None)
-    if stream is None:
+def read_osu_stream(path: Path, table: int | None = None) -> Points | None:
+    """The per-message time of a stream of messages, from the `table`-th one-way bandwidth
+    table (1-based) of an OSU output (osu_bw, or osu_mbw_mr with one pair: many messages in
+    flight), or its only one when `table` is None, as size / bandwidth; None if the file has
+    no such table. OSU's MB/s are 10^6 bytes/s."""
+    tables = [t for t in _osu_tables(path) if STREAM_TESTS.search(t.title)]
+    if not tables:
+        if table is not None:
+            raise FabricError(f"{path}: bandwidth_table {table} requested, the file has none "
+                              "(an osu_bw or osu_mbw_mr table)")  # fmt: skip
         return None
-    rows = stream.rows(path, "size MB/s")
+    rows = _chosen(path, tables, table, "bandwidth", "bandwidth_table").rows(path, "size MB/s")
     return _points(path, [size for size, _ in rows], [size / (mbs * 1e6) for size, mbs in rows])
+
+
+def _chosen(
+    path: Path, tables: list[_OsuTable], number: int | None, what: str, key: str
+) -> _OsuTable:
+    """The `number`-th of a file's tables of one kind, or its only one; FabricError naming
+    the config key to set, and listing the tables, where that is not one table."""
+    if number is None and len(tables) == 1:
+        return tables[0]
+    if number is not None and 1 <= number <= len(tables):
+        return tables[number - 1]
+    listed = "; ".join(
+        f"{index} = {(table.title or table.header)!r} ({len(table.lines)} rows)"
+        for index, table in enumerate(tables, start=1)
+    )
+    if number is None:
+        raise FabricError(f"{path}: {len(tables)} {what} tables; choose one with {key}: {listed}")
+    raise FabricError(f"{path}: {key} {number} requested, the file has {len(tables)}: {listed}")
 
 
 def read_csv_points(path: Path, size: str = "bytes") -> Points:
     """Read a CSV with a header naming the columns `size` ('bytes') and 'seconds'."""
-    with path.open(newline="") as handle:
+    with io.StringIO(measurement_text(path), newline="") as handle:
         reader = csv.DictReader(handle)
         if not reader.fieldnames or not {size, "seconds"} <= set(reader.fieldnames):
             raise FabricError(f"{path}: the CSV needs a header with columns {size},seconds")
@@ -120,8 +181,9 @@ def _points(path: Path, nbytes: list[int], seconds: list[float]) -> Points:
     return Points(np.asarray(nbytes, dtype=float), times)
 
 
-def read_measurements(path: Path, fmt: str | None = None, table: int = 1) -> Points:
-    """Read a measurement file; the format defaults to csv for *.csv, else osu."""
+def read_measurements(path: Path, fmt: str | None = None, table: int | None = None) -> Points:
+    """Read a measurement file; the format defaults to csv for *.csv, else osu (its
+    `table`-th latency table, read_osu_latency)."""
     if not path.is_file():
         raise FabricError(f"{path}: file not found")
     fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "osu")
@@ -227,16 +289,36 @@ def link_class(spec: dict[str, Any], base: Path) -> LinkClass:
     return fitted_link(*_read_link(spec, base))
 
 
-def screen_link(spec: dict[str, Any], base: Path) -> None:
+def screen_link(spec: dict[str, Any], base: Path) -> str | None:
     """What link_class checks, without the fit's statistics (quick enough for the config
-    check on every Snakemake invocation): FabricError naming the file and the reason."""
+    check on every Snakemake invocation): FabricError naming the file and the reason; the
+    fit's warning (fit_warning), if any."""
     if "measurements" not in spec:
         given_link(spec)
-        return
+        return None
     label, points, stream = _read_link(spec, base)
-    line_through(label, points)
+    alpha, beta = line_through(label, points)
     if stream is not None:
         _occupancy(label, stream)
+    return fit_warning(label, points, alpha, beta, spec.get("max_fit_error", MAX_FIT_ERROR))
+
+
+def fit_warning(
+    label: str, points: Points, alpha: float, beta: float, bound: float = MAX_FIT_ERROR
+) -> str | None:
+    """One line, starting with `label`, where the line α + β·bytes misses a measured point
+    by more than `bound` (relative to the measured time); None where it does not."""
+    misses = np.abs(points.seconds - (alpha + beta * points.nbytes)) / points.seconds
+    worst = int(np.argmax(misses))
+    miss = float(misses[worst])
+    if miss <= bound:
+        return None
+    return (
+        f"{label}: the fitted line α + β·n misses the measured time at "
+        f"{int(points.nbytes[worst])} B by "
+        f"{miss:.0%}, beyond the {bound:.0%} a fit may miss: its α-β costs are rough "
+        f"(max_fit_error: {math.ceil(miss * 20) / 20:g} accepts it)"
+    )
 
 
 def given_link(spec: dict[str, Any]) -> LinkClass:
@@ -254,8 +336,9 @@ def _read_link(spec: dict[str, Any], base: Path) -> tuple[str, Points, Points | 
     """A measured link class's file (as the config names it), its latency points, and the
     stream of messages of its bandwidth table where an OSU file has one."""
     path = base / spec["measurements"]
-    points = read_measurements(path, spec.get("format"), spec.get("table", 1))
-    stream = read_osu_stream(path) if spec.get("format", "osu") == "osu" else None
+    points = read_measurements(path, spec.get("format"), spec.get("table"))
+    osu = spec.get("format", "csv" if path.suffix.lower() == ".csv" else "osu") == "osu"
+    stream = read_osu_stream(path, spec.get("bandwidth_table")) if osu else None
     return str(path), points, stream
 
 

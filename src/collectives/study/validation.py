@@ -114,7 +114,7 @@ def node_link(entry: dict[str, Any], itemsize: int, base: Path) -> LinkClass:
     as a ping-pong is. Learned from collective timings, but never from a predicted run."""
     node = entry["node"]
     ranks = node["ranks"]
-    measured = read_osu_latency(base / node["allreduce"], node.get("table", 1))
+    measured = read_osu_latency(base / node["allreduce"], node.get("table"))
     sizes, seconds = [], []
     for nbytes, time in zip(measured.nbytes, measured.seconds, strict=True):
         elements = max(1, int(nbytes) // itemsize)
@@ -165,7 +165,7 @@ def clusters_against_clock(
         rungs = ladder.rungs(fabric)
         cores_per_node = entry.get("cores_per_node", fabric.ranks_per_node)
         cores = Cores(cores_per_node) if cores_per_node < fabric.ranks_per_node else None
-        measured = read_osu_latency(base / entry["allreduce"], entry.get("table", 1))
+        measured = read_osu_latency(base / entry["allreduce"], entry.get("table"))
         itemsize, ranks, library = entry.get("itemsize", 4), entry["ranks"], entry.get("library")
         for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
             elements = max(1, int(nbytes) // itemsize)
