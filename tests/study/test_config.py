@@ -125,9 +125,31 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c.pop("figures"), "figures: required, missing"),
         (lambda c: c["wallclock"].update(peers=["nccl"]),
          "wallclock.peers[0]: 'nccl' is not one of mpi, gloo"),
-        (lambda c: c.update(sed=1), "sed: unknown key; valid: algorithms, ranks, ranks_per_node, "
+        (lambda c: c.update(sed=1), "sed: unknown key; did you mean seed? valid: algorithms, "
+         "ranks, ranks_per_node, elements, dtypes, seed, data, timeout, fabrics, workloads, "
+         "libraries, wallclock, figures"),
+        (lambda c: c.update(zzz=1), "zzz: unknown key; valid: algorithms, ranks, ranks_per_node, "
          "elements, dtypes, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
          "figures"),
+        # a misspelt required key: the unknown key is named, not the required one as missing
+        (lambda c: c.update(rank=c.pop("ranks")), "rank: unknown key; did you mean ranks? "
+         "valid: algorithms, ranks, ranks_per_node, elements, dtypes, seed, data, timeout, "
+         "fabrics, workloads, libraries, wallclock, figures"),
+        (lambda c: c["fabrics"]["nvlink"].update(alpah=1),
+         "fabrics.nvlink.alpah: unknown key; did you mean alpha? valid: alpha, beta, bandwidth, "
+         "measurements, format, table, bandwidth_table, max_fit_error, pingpong, ranks_per_node, "
+         "intra, inter, nic_per_node, gamma, description, source"),
+        (lambda c: c["fabrics"]["ndv2"]["intra"].update(bandwith=1),
+         "fabrics.ndv2.intra.bandwith: unknown key; did you mean bandwidth? valid: alpha, beta, "
+         "bandwidth, measurements, format, table, bandwidth_table, max_fit_error"),
+        (lambda c: c["workloads"]["gpt3-175b"].update(hiden=1),
+         "workloads.gpt3-175b.hiden: unknown key; did you mean hidden? valid: hidden, sequence, "
+         "micro_batch, micro_batches, layers, parameters, dtype_bytes, tp, dp, bucket, backward, "
+         "tp_fabric, dp_fabric"),
+        (lambda c: c["wallclock"]["clusters"]["abci-16"].update(nic_per_nod=1),
+         "wallclock.clusters.abci-16.nic_per_nod: unknown key; did you mean nic_per_node? valid: "
+         "fabric, allreduce, table, ranks, ranks_per_node, nic_per_node, cores_per_node, library, "
+         "node, itemsize, description, source"),
     ],
 )  # fmt: skip
 def test_schema_violations_are_one_line_naming_the_key(change, line):
@@ -221,3 +243,49 @@ def test_peers_are_the_config_s_choice_and_must_be_installed(monkeypatch):
     config["wallclock"].update(peers=["mpi"], transports=["queue"], fabrics={"queue": "local"})
     with pytest.raises(ConfigError, match=r"^wallclock\.peers: mpi .* runs on the mpi transport"):
         check(config, REPO)
+
+
+# A latency table whose best line misses its 8 KiB point by 66%
+OSU_LATENCY = (
+    "# OSU MPI Latency Test v5.8\n# Size          Latency (us)\n"
+    "1 2.0\n1024 2.1\n8192 9.0\n65536 12.0\n1048576 100.0\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (OSU_LATENCY.encode("utf-16-le"), "a NUL byte at offset 1: UTF-16 without a byte-order "
+         "mark or not a text file; save it as UTF-8"),
+        ((OSU_LATENCY + OSU_LATENCY.replace("v5.8", "v7.1")).encode(), "2 latency tables; choose "
+         "one with table: 1 = '# OSU MPI Latency Test v5.8' (5 rows); 2 = '# OSU MPI Latency "
+         "Test v7.1' (5 rows)"),
+    ],
+    ids=["utf-16-without-mark", "two-tables"],
+)  # fmt: skip
+def test_a_measurement_file_s_problem_names_the_fabric_and_the_file(tmp_path, content, reason):
+    (tmp_path / "mine.txt").write_bytes(content)
+    config = copy.deepcopy(CONFIG)
+    config["fabrics"]["mine"] = {"measurements": str(tmp_path / "mine.txt")}
+    with pytest.raises(ConfigError) as caught:
+        check(config, REPO)
+    assert str(caught.value) == f"fabrics.mine: {tmp_path / 'mine.txt'}: {reason}"
+
+
+def test_odd_but_readable_files_are_read_and_rough_fits_warned(tmp_path):
+    (tmp_path / "utf16.txt").write_bytes(OSU_LATENCY.encode("utf-16"))
+    (tmp_path / "latin1.txt").write_bytes(b"# h\xf4te\n" + OSU_LATENCY.encode())
+    config = copy.deepcopy(CONFIG)
+    for name in ("utf16", "latin1"):
+        config["fabrics"][name] = {"measurements": str(tmp_path / f"{name}.txt")}
+    plan = check(config, REPO)
+    assert plan.fabrics["utf16"] == plan.fabrics["latin1"] == "measured"
+    assert plan.warnings == [
+        f"fabrics.{name}: {tmp_path / f'{name}.txt'}: the fitted line α + β·n misses the measured "
+        "time at 8192 B by 66%, beyond the 50% a fit may miss: its α-β costs are rough "
+        "(max_fit_error: 0.7 accepts it)"
+        for name in ("utf16", "latin1")
+    ]
+    config["fabrics"]["utf16"]["max_fit_error"] = 0.7
+    assert len(check(config, REPO).warnings) == 1  # accepted: no word about it
+    assert check(CONFIG, REPO).warnings == []  # the shipped config accepts its rough fits

@@ -169,3 +169,79 @@ def test_the_quick_screen_passes_every_shipped_file_and_imports_no_statistics():
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+OSU_LATENCY = (
+    "# OSU MPI Latency Test v5.8\n# Size          Latency (us)\n1 2.0\n1024 3.0\n65536 12.0\n"
+)
+OSU_BW = (
+    "# OSU MPI Bandwidth Test v5.8\n# Size      Bandwidth (MB/s)\n1 5.0\n1024 900.0\n65536 9000.0\n"
+)
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("utf-16"),  # with its byte-order mark
+        lambda text: text.encode("utf-8-sig"),
+        lambda text: ("# run on h\xf4te-1\n" + text).encode("latin-1"),  # a Latin-1 comment
+    ],
+    ids=["utf-16", "utf-8-bom", "latin-1-comment"],
+)
+def test_a_measurement_file_is_decoded_by_one_rule(tmp_path, encode):
+    path = tmp_path / "osu.txt"
+    path.write_bytes(encode(OSU_LATENCY))
+    points = fabrics.read_osu_latency(path)
+    assert points.nbytes.tolist() == [1, 1024, 65536]
+    assert points.seconds == pytest.approx([2e-6, 3e-6, 12e-6])
+
+
+def test_a_file_that_is_no_text_is_named_with_the_offset(tmp_path):
+    path = tmp_path / "osu.txt"
+    path.write_bytes(OSU_LATENCY.encode("utf-16-le"))  # no byte-order mark
+    with pytest.raises(FabricError) as caught:
+        fabrics.read_osu_latency(path)
+    assert str(caught.value) == (
+        f"{path}: a NUL byte at offset 1: UTF-16 without a byte-order mark or not a text file; "
+        "save it as UTF-8"
+    )
+
+
+def test_several_tables_need_to_be_chosen(tmp_path):
+    path = tmp_path / "osu.txt"
+    path.write_text(OSU_LATENCY + OSU_BW + OSU_LATENCY.replace("v5.8", "v7.1") + OSU_BW)
+    with pytest.raises(FabricError) as caught:
+        fabrics.read_osu_latency(path)
+    assert str(caught.value) == (
+        f"{path}: 2 latency tables; choose one with table: 1 = '# OSU MPI Latency Test v5.8' "
+        "(3 rows); 2 = '# OSU MPI Latency Test v7.1' (3 rows)"
+    )
+    with pytest.raises(FabricError, match=r"2 bandwidth tables; choose one with bandwidth_table"):
+        fabrics.read_osu_stream(path)
+    assert fabrics.read_osu_latency(path, 2).seconds[0] == pytest.approx(2e-6)
+    # the occupancy follows bandwidth_table, not table
+    (tmp_path / "two.txt").write_text(OSU_LATENCY + OSU_BW + OSU_BW.replace("5.0", "10.0"))
+    spec = {"measurements": "two.txt", "bandwidth_table": 2}
+    stream = fabrics._read_link(spec, tmp_path)[2]
+    assert stream.seconds[0] == pytest.approx(1 / 10e6)
+    with pytest.raises(FabricError, match="bandwidth_table 3 requested, the file has 2"):
+        fabrics._read_link({**spec, "bandwidth_table": 3}, tmp_path)
+
+
+def test_a_rough_fit_is_warned_in_one_line_unless_accepted(tmp_path):
+    path = tmp_path / "osu.txt"
+    path.write_text("# Size  Latency (us)\n1 2.0\n1024 2.1\n8192 9.0\n65536 12.0\n1048576 100.0\n")
+    warning = fabrics.screen_link({"measurements": "osu.txt"}, tmp_path)
+    assert re.fullmatch(
+        rf"{path}: the fitted line α \+ β·n misses the measured time at 8192 B by 6\d%, beyond "
+        r"the 50% a fit may miss: its α-β costs are rough \(max_fit_error: 0\.\d+ accepts it\)",
+        warning,
+    ), warning
+    accepted = float(warning.rsplit("max_fit_error: ", 1)[1].split()[0])
+    assert (
+        fabrics.screen_link({"measurements": "osu.txt", "max_fit_error": accepted}, tmp_path)
+        is None
+    )
+    exact = tmp_path / "exact.txt"
+    exact.write_text("# Size  Latency (us)\n1 2.0\n1024 3.0\n2048 4.0\n")
+    assert fabrics.screen_link({"measurements": "exact.txt"}, tmp_path) is None

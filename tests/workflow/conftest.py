@@ -10,6 +10,8 @@ import pytest
 
 from tests.workflow.scratch import SNAKEMAKE, copy_workflow
 
+CONSOLE = "console.log"  # what the complete run printed
+
 
 def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
     """Snakemake on the .test config (or `config`) in `workdir`, its output captured."""
@@ -25,4 +27,5 @@ def workdir(tmp_path_factory):
     work = copy_workflow(tmp_path_factory.mktemp("pipeline"))
     done = snakemake(work)
     assert done.returncode == 0, done.stderr[-4000:]
+    (work / CONSOLE).write_text(done.stdout + done.stderr)
     return work

@@ -13,9 +13,12 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def copy_workflow(target: Path, items: tuple[str, ...] = ("Snakefile", "workflow", "config",
-                                                          ".test")) -> Path:  # fmt: skip
-    """The workflow's files (and results/ nowhere) copied into `target`."""
+WORKFLOW = ("Snakefile", "workflow", "config", "profiles", ".test")
+
+
+def copy_workflow(target: Path, items: tuple[str, ...] = WORKFLOW) -> Path:
+    """The workflow's files, with its default profile (and results/ nowhere), copied into
+    `target`."""
     for item in items:
         source = REPO / item
         (shutil.copytree if source.is_dir() else shutil.copy)(source, target / item)

@@ -23,7 +23,7 @@ from collectives.run import libraries
 from collectives.run.probe import observe
 from collectives.study import paths, tuning
 from tests.study.read_exports import read_mpich_json, read_open_mpi_rules
-from tests.workflow.conftest import snakemake
+from tests.workflow.conftest import CONSOLE, snakemake
 from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
 
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
@@ -79,6 +79,13 @@ def test_every_figure_is_a_png_a_pdf_and_its_data(workdir):
         assert len(pd.read_csv(workdir / "results/figures" / f"{name}.csv")) > 0, name
 
 
+def test_the_console_shows_progress_and_no_job_s_input_list(workdir):
+    console = (workdir / CONSOLE).read_text()
+    assert re.search(r"^\d+ of \d+ steps \(100%\) done$", console, flags=re.MULTILINE)
+    assert "Finished jobid" in console
+    assert max(len(line) for line in console.splitlines()) < 300, "a job's input list"
+
+
 def test_every_rule_logged(workdir):
     logs = list((workdir / "results/logs").rglob("*.log"))
     assert len(logs) >= 80 + 6  # every measure job and every fabric, at least
@@ -128,7 +135,7 @@ def test_a_changed_trace_is_replayed_again(workdir):
     os.utime(trace, ns=(before.st_atime_ns, before.st_mtime_ns))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
     assert jobs["replay"] == "8" and "costs" in jobs  # every fabric's, and what follows
-    assert "measure" not in jobs and "aggregate" not in jobs
+    assert "measure" not in jobs and jobs["aggregate"] == "1"  # which checks it first
     summary = snakemake(workdir, "--detailed-summary")
     replays = [line for line in summary.stdout.splitlines() if "/replay/" in line.split("\t")[0]]
     assert replays and all(str(trace.relative_to(workdir)) in line for line in replays)

@@ -56,5 +56,5 @@ def test_an_interrupted_run_resumes_with_the_readme_s_commands(tmp_path, signum)
     resumed = subprocess.run(RUN, cwd=work, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     jobs = resumed.stdout + resumed.stderr
-    assert "rule costs:" in jobs and "rule measure:" not in jobs  # resumed, not restarted
+    assert "(Rule: costs)" in jobs and "(Rule: measure)" not in jobs  # resumed, not restarted
     assert (work / "results/tables/costs.csv").stat().st_size > 0

@@ -100,6 +100,12 @@ def all_traces():
     return [paths.trace(*point) for point in grid_points()]
 
 
+def measured_files():
+    """Every record and trace of the grid: targets, so that a deleted one is measured again
+    and all that reads it reruns."""
+    return all_runs() + all_traces()
+
+
 def runs_at(ranks, elements, dtype):
     """The records of every variant at one grid point."""
     return [

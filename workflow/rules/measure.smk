@@ -26,11 +26,3 @@ rule measure:
         " --elements {wildcards.elements} --dtype {wildcards.dtype} --seed {params.seed}"
         " --data {params.data} --timeout {resources.runtime}m --output {output.record}"
         " --trace {output.trace} 2> {log}"
-
-
-rule runs:
-    # Every record and trace of the grid, a target of `all`: one deleted (to measure that
-    # point anew, or removed as damaged) is measured again, and all that reads it reruns.
-    input:
-        all_runs(),
-        all_traces(),
