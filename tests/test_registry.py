@@ -14,8 +14,8 @@ from collectives.run.measure import measure
 from collectives.study import aggregate, markdown, selection
 from collectives.study.config import check
 from collectives.study.figures import counts, crossover, hotspot, phase, style
-from tests import dummy_algorithm
-from tests.model.test_cost import FABRICS
+from tests.support import dummy_algorithm
+from tests.support.grid import GIVEN_FABRICS
 
 DUMMY = Algorithm(
     "dummy", dummy_algorithm.allreduce, theory.naive, "a dummy", Style(3, "X", (0, (1, 1)))
@@ -64,13 +64,13 @@ def test_a_registered_algorithm_reaches_every_table_and_figure(with_dummy, tmp_p
     ]
     table = aggregate.measurements_table(records)
     aggregate.check_runs(table)  # verified, and equal to the dummy's theory
-    costs = cost.modeled_costs(table, FABRICS, names)
-    crossover_table = cost.crossover_table(table, FABRICS, costs)
+    costs = cost.modeled_costs(table, GIVEN_FABRICS, names)
+    crossover_table = cost.crossover_table(table, GIVEN_FABRICS, costs)
     assert {"dummy_from_bytes", "dummy_to_bytes"} <= set(crossover_table.columns)
     assert "| dummy | float64 | rounds | 2(N-1) |" in markdown.cost_model_markdown(
         cost.cost_shape(table)
     )
-    chosen = selection.selection_table(FABRICS, costs, "float64", ["mpich"])
+    chosen = selection.selection_table(GIVEN_FABRICS, costs, "float64", ["mpich"])
     assert "dummy" not in set(chosen.algorithm)  # MPICH has no such algorithm
     plot = crossover.draw(costs, crossover_table, 4, "float64", names)
     assert "a dummy" in [t.get_text() for t in plot.figure.legends[0].get_texts()]

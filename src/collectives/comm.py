@@ -44,3 +44,15 @@ class Communicator(Protocol):
     def copy(self, x: np.ndarray) -> np.ndarray:
         """A working copy of x in memory the transport can share with peers (the role of
         MPI_Alloc_mem): sends from it may travel with one copy instead of two."""
+
+
+class Nodes(Protocol):
+    """Where the ranks of a communicator sit, for an algorithm that follows the nodes
+    (collectives.model.topology.Topology is one): the groups it builds sub-communicators
+    from, as MPICH's smp all-reduce asks its communicator for node_comm and node_roots_comm."""
+
+    def node_ranks(self, rank: int, ranks: int) -> list[int]:
+        """The ranks of `rank`'s node, in order."""
+
+    def peers_across(self, rank: int, ranks: int) -> list[int]:
+        """The ranks at `rank`'s position on every node, in node order."""

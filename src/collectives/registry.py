@@ -8,6 +8,7 @@ entry below. The textbook cost is read from the Cost: line of the algorithm's do
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import numpy as np
 from .algorithms import binomial_tree, hierarchical, naive, rabenseifner, recursive_doubling, ring
 from .model import theory
 from .model.theory import Counts
+from .model.topology import Topology
 
 Allreduce = Callable[..., np.ndarray]  # (comm: Communicator, x, **parameters) -> the sum
 COST_LINE = re.compile(
@@ -76,6 +78,14 @@ class Algorithm:
         raise ValueError(
             f"{self.name}: its module docstring has no 'Cost: ... α + ... nβ + ... Mγ'"
         )
+
+    def bind(self, **parameters: int) -> Callable[[Any, np.ndarray], np.ndarray]:
+        """The all-reduce with its parameters given as its implementation takes them (a
+        node size G, ranks_per_node, as the Topology of nodes of G ranks)."""
+        arguments = {name: parameters[name] for name in self.parameters}
+        if "ranks_per_node" in arguments:
+            arguments["nodes"] = Topology(arguments.pop("ranks_per_node"))
+        return functools.partial(self.allreduce, **arguments)
 
     def predict(self, ranks: int, elements: int, itemsize: int, **parameters: int) -> Counts:
         """The closed-form counts of one run."""

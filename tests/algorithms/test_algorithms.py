@@ -12,7 +12,7 @@ from collectives import registry
 from collectives.algorithms.partition import split_evenly
 from collectives.registry import ALGORITHMS, get
 from collectives.run.record import DTYPES
-from tests.runs import run_record
+from tests.support.runs import run_record
 
 PRIME = 97
 

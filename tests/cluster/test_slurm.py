@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
+from tests.support.workflow import PNG, REPO, SNAKEMAKE, copy_workflow
 
 pytestmark = pytest.mark.cluster
 

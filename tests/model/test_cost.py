@@ -6,41 +6,16 @@ import math
 from itertools import pairwise
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from collectives import registry
 from collectives.model import cost
 from collectives.study import markdown
-
-ALGORITHMS = ["naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree"]
-
-
-def theory_measurements(ranks, elements, itemsize=8) -> pd.DataFrame:
-    """A measurements table whose counts are the closed forms (tests the model, not runs)."""
-    rows = []
-    for algorithm in ALGORITHMS:
-        for n in ranks:
-            for m in elements:
-                counts = registry.get(algorithm).predict(n, m, itemsize).as_dict()
-                rows.append({"algorithm": algorithm, "ranks": n, "elements": m, "dtype": "float64",
-                             "message_bytes": m * itemsize, **counts})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-FABRICS = pd.DataFrame(
-    {
-        "fabric": ["slow-latency", "fast-latency"],
-        "alpha_s": [1e-5, 1e-7],
-        "beta_s_per_byte": [1e-9, 1e-9],
-    }
-)
-GRID = theory_measurements([2, 4, 8, 16, 64], [4**k for k in range(12)])
+from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID, theory_measurements
 
 
 def test_modeled_time_is_rounds_alpha_plus_critical_bytes_beta():
-    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
-    assert len(costs) == len(GRID) * len(FABRICS)
+    costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
+    assert len(costs) == len(THEORY_GRID) * len(GIVEN_FABRICS)
     expected = costs.rounds * costs.alpha_s + costs.bytes_critical * costs.beta_s_per_byte
     assert np.allclose(costs.time_s, expected)
     assert list(dict.fromkeys(costs.fabric)) == ["slow-latency", "fast-latency"]  # config order
@@ -52,19 +27,19 @@ def test_modeled_time_is_rounds_alpha_plus_critical_bytes_beta():
 
 def test_ties_go_to_the_first_listed_algorithm():
     one_rank = theory_measurements([1], [1, 8])
-    costs = cost.modeled_costs(one_rank, FABRICS, ["ring", "naive", "recursive_doubling"])
+    costs = cost.modeled_costs(one_rank, GIVEN_FABRICS, ["ring", "naive", "recursive_doubling"])
     assert set(costs.winner) == {"ring"}
 
 
 def test_crossover_of_ring_and_recursive_doubling_at_eight_ranks():
     """T_rd = 3a + 3Bb and T_ring = 14a + 1.75Bb meet at B = 8.8 a/b."""
-    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
-    table = cost.crossover_table(GRID, FABRICS, costs).set_index(["fabric", "ranks"])
-    for fabric in FABRICS.itertuples():
+    costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
+    table = cost.crossover_table(THEORY_GRID, GIVEN_FABRICS, costs).set_index(["fabric", "ranks"])
+    for fabric in GIVEN_FABRICS.itertuples():
         at8 = table.loc[(fabric.fabric, 8)]
         assert at8.analytic_bytes == pytest.approx(8.8 * fabric.alpha_s / fabric.beta_s_per_byte)
         # On the grid: the smallest size from which ring is cheaper at every larger size.
-        sizes = sorted(GRID.message_bytes.unique())
+        sizes = sorted(THEORY_GRID.message_bytes.unique())
         cheaper = [14 * fabric.alpha_s + 1.75 * b * 1e-9 < 3 * fabric.alpha_s + 3 * b * 1e-9
                    for b in sizes]  # fmt: skip
         first = next(i for i in range(len(sizes)) if all(cheaper[i:]))
@@ -77,7 +52,7 @@ def test_crossover_of_ring_and_recursive_doubling_at_eight_ranks():
 
 
 def test_winner_ranges_tile_the_sizes_with_the_cheapest_algorithm():
-    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+    costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
     for _, group in costs.groupby(["fabric", "ranks"]):
         ranges = cost.ranges(group)
         assert ranges[0][0] == 0 and np.isinf(ranges[-1][1])
@@ -89,8 +64,8 @@ def test_winner_ranges_tile_the_sizes_with_the_cheapest_algorithm():
 
 def test_thresholds_are_exact_where_the_counts_are_affine():
     """N = 8: T_rd = 3a + 3Bb and T_rabenseifner = 6a + 1.75Bb cross at B = 2.4 a/b."""
-    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
-    for fabric in FABRICS.itertuples():
+    costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
+    for fabric in GIVEN_FABRICS.itertuples():
         group = costs[(costs.fabric == fabric.fabric) & (costs.ranks == 8)]
         ranges = cost.ranges(group)
         (rd_end,) = [high for _, high, name in ranges if name == "recursive_doubling"]
@@ -99,8 +74,8 @@ def test_thresholds_are_exact_where_the_counts_are_affine():
 
 def test_rabenseifner_beats_ring_and_recursive_doubling_in_the_middle():
     """Its rounds are log2 N-like and its bytes ring-like: at N=64 it wins mid-size messages."""
-    costs = cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
-    row = cost.crossover_table(GRID, FABRICS, costs).set_index(["fabric", "ranks"])
+    costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
+    row = cost.crossover_table(THEORY_GRID, GIVEN_FABRICS, costs).set_index(["fabric", "ranks"])
     at64 = row.loc[("slow-latency", 64)]
     assert at64.recursive_doubling_from_bytes == 0
     assert at64.rabenseifner_from_bytes == at64.recursive_doubling_to_bytes
@@ -109,7 +84,7 @@ def test_rabenseifner_beats_ring_and_recursive_doubling_in_the_middle():
 
 
 def test_cost_shape_recovers_the_textbook_forms():
-    shape = cost.cost_shape(GRID).set_index(["algorithm", "quantity"])
+    shape = cost.cost_shape(THEORY_GRID).set_index(["algorithm", "quantity"])
 
     def coefficients(algorithm, quantity):
         row = shape.loc[(algorithm, quantity)]
@@ -124,7 +99,7 @@ def test_cost_shape_recovers_the_textbook_forms():
     assert np.allclose(coefficients("binomial_tree", "bandwidth"), [0, 0, 0, 2], atol=1e-9)
     assert markdown.formula(shape.loc[("ring", "bandwidth")]) == "2.000 - 2.000/N"
     assert markdown.formula(shape.loc[("recursive_doubling", "rounds")]) == "1.000 log2 N"
-    text = markdown.cost_model_markdown(cost.cost_shape(GRID))
+    text = markdown.cost_model_markdown(cost.cost_shape(THEORY_GRID))
     assert "| ring | float64 | bandwidth | 2(N-1)/N | 2.000 - 2.000/N |" in text
 
 

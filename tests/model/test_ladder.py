@@ -8,7 +8,7 @@ from collectives.model import ladder
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.replay import Cores, replay
 from collectives.transport.trace import RECV, REDUCE, SEND
-from tests.model.test_replay import trace_of
+from tests.support.traces import trace_of
 
 LINK = LinkClass(1.0, 0.01)  # one message of b bytes: 1 + b/100 seconds
 

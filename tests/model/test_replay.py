@@ -8,10 +8,12 @@ import pytest
 from collectives.model import theory
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.replay import ReplayError, by_link_class, replay
+from collectives.model.topology import Topology
 from collectives.registry import ALGORITHMS
 from collectives.run.files import load_trace, save_trace
-from collectives.transport.trace import NO_PEER, RECV, REDUCE, SEND, Trace
-from tests.runs import run_with_trace
+from collectives.transport.trace import NO_PEER, RECV, REDUCE, SEND
+from tests.support.runs import run_with_trace
+from tests.support.traces import trace_of
 
 
 def flat(link: LinkClass, gamma: float = 0.0) -> Fabric:
@@ -22,10 +24,6 @@ def flat(link: LinkClass, gamma: float = 0.0) -> Fabric:
 def nodes(intra: LinkClass, inter: LinkClass, **structure) -> Fabric:
     """A two-level fabric: `intra` inside nodes, `inter` between them."""
     return Fabric("two-level", "structured", inter, intra=intra, **structure)
-
-
-def trace_of(*ranks: list[tuple[int, int, int]]) -> Trace:
-    return Trace.from_ranks([np.array(events, dtype=np.int64) for events in ranks])
 
 
 def test_one_message():
@@ -108,4 +106,4 @@ def test_hierarchical_replay_adds_up_its_link_classes(n, g, m):
     )
     fabric = nodes(intra, inter, ranks_per_node=g)
     assert replay(trace, fabric) == pytest.approx(expected, rel=1e-12)
-    assert by_link_class(trace, g) == classes == record["link_classes"]["measured"]
+    assert by_link_class(trace, Topology(g)) == classes == record["link_classes"]["measured"]

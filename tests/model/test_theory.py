@@ -89,3 +89,11 @@ def test_rabenseifner_uneven_chunks_by_hand():
     counts = theory.rabenseifner(4, 5, 1)
     assert counts.bytes_critical == 10 and counts.hotspot_bytes == 16
     assert counts.bytes_total == 2 * 3 * 5
+
+
+def test_theory_states_the_hierarchical_switch_the_implementation_makes():
+    """Theory restates the threshold instead of importing it: the two must agree (the
+    conformance grid then checks the counts on both sides of it)."""
+    from collectives.algorithms import hierarchical
+
+    assert theory.HIERARCHICAL_DOUBLING_BELOW == hierarchical.RECURSIVE_DOUBLING_BELOW

@@ -13,7 +13,7 @@ import pytest
 
 from collectives.registry import ALGORITHMS
 from collectives.run.measure import available_memory, memory_needed
-from tests.conftest import processes_mentioning
+from tests.support.processes import processes_mentioning
 
 
 def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -18,7 +18,7 @@ from collectives.run.measure import (
     measure,
     memory_needed,
 )
-from tests.runs import run_record
+from tests.support.runs import run_record
 
 RECORD_KEYS = {
     "record_version", "algorithm", "ranks", "elements", "dtype", "itemsize", "seed", "data",

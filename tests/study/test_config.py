@@ -138,7 +138,7 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["fabrics"]["nvlink"].update(alpah=1),
          "fabrics.nvlink.alpah: unknown key; did you mean alpha? valid: alpha, beta, bandwidth, "
          "measurements, format, table, bandwidth_table, max_fit_error, pingpong, ranks_per_node, "
-         "intra, inter, nic_per_node, gamma, description, source"),
+         "intra, inter, nic_per_node, rails, gamma, description, source"),
         (lambda c: c["fabrics"]["ndv2"]["intra"].update(bandwith=1),
          "fabrics.ndv2.intra.bandwith: unknown key; did you mean bandwidth? valid: alpha, beta, "
          "bandwidth, measurements, format, table, bandwidth_table, max_fit_error"),

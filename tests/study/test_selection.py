@@ -13,8 +13,8 @@ from collectives.model import cost
 from collectives.run.files import write_json
 from collectives.run.libraries import common_algorithms
 from collectives.study import markdown, selection
-from tests.model.test_cost import ALGORITHMS, FABRICS, GRID
-from tests.study.read_exports import read_intel_mpi_script, read_mpich_json, read_open_mpi_rules
+from tests.support.exports import read_intel_mpi_script, read_mpich_json, read_open_mpi_rules
+from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID
 
 LIBRARIES = ["mpich", "openmpi", "impi"]
 # An installed MPICH's own tree stands for every collective the export does not tune.
@@ -29,12 +29,12 @@ DEFAULT_TREE = {
 
 @pytest.fixture(scope="module")
 def costs():
-    return cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+    return cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
 
 
 @pytest.fixture(scope="module")
 def table(costs):
-    return selection.selection_table(FABRICS, costs, "float64", LIBRARIES)
+    return selection.selection_table(GIVEN_FABRICS, costs, "float64", LIBRARIES)
 
 
 def test_ranges_tile_every_size_for_every_fabric_and_n(table):
@@ -43,7 +43,7 @@ def test_ranges_tile_every_size_for_every_fabric_and_n(table):
         assert rows.min_bytes.iloc[0] == 0 and pd.isna(rows.max_bytes.iloc[-1])
         for before, after in pairwise(rows.itertuples()):
             assert after.min_bytes == before.max_bytes + 1
-    assert set(table.ranks) == set(GRID.ranks)
+    assert set(table.ranks) == set(THEORY_GRID.ranks)
 
 
 def test_each_range_holds_the_cheapest_exportable_algorithm(costs, table):
@@ -65,7 +65,7 @@ def test_each_range_holds_the_cheapest_exportable_algorithm(costs, table):
 
 def test_the_crossover_at_eight_ranks_is_the_closed_form(table):
     """T_rd = 3a + 3Bb and T_rabenseifner = 6a + 1.75Bb cross at B = 2.4 a/b."""
-    for fabric in FABRICS.itertuples():
+    for fabric in GIVEN_FABRICS.itertuples():
         rows = table[(table.fabric == fabric.fabric) & (table.ranks == 8)]
         first = rows.iloc[0]
         assert first.algorithm == "recursive_doubling"
@@ -78,7 +78,9 @@ def test_the_mpich_json_has_mpich_s_shape(table):
     allreduce = data["collective=allreduce"]
     assert allreduce["comm_type=inter"] == DEFAULT_TREE["collective=allreduce"]["comm_type=inter"]
     intra = allreduce["comm_type=intra"]
-    assert list(intra) == [f"comm_size<={n}" for n in sorted(set(GRID.ranks))] + ["comm_size=any"]
+    assert list(intra) == [f"comm_size<={n}" for n in sorted(set(THEORY_GRID.ranks))] + [
+        "comm_size=any"
+    ]
     for messages in intra.values():
         assert list(messages)[-1] == "avg_msg_size=any"
         for leaf in messages.values():
@@ -116,7 +118,7 @@ def test_parameters_become_keys_that_mpich_reads_with_atoi():
 
 
 def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
-    for fabric in FABRICS.fabric:
+    for fabric in GIVEN_FABRICS.fabric:
         path = tmp_path / f"{fabric}.json"
         write_json(path, selection.mpich_json(table[table.fabric == fabric], DEFAULT_TREE))
         back = read_mpich_json(json.loads(path.read_text()))
@@ -130,7 +132,7 @@ def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
 
 def test_the_open_mpi_rules_round_trip(table):
     """Per communicator size, from each range's first byte, the algorithm's number."""
-    for fabric in FABRICS.fabric:
+    for fabric in GIVEN_FABRICS.fabric:
         rows = table[table.fabric == fabric]
         back = read_open_mpi_rules(selection.open_mpi_rules(rows))
         expected = [
@@ -155,15 +157,17 @@ def test_the_intel_mpi_script_sets_each_n_s_rules(table, tmp_path):
 
 
 def test_the_comparison_fills_a_row_per_fabric_and_n(costs, table):
-    agreement = selection.library_agreement(costs, FABRICS.assign(kind="given"), table, "float64")
+    agreement = selection.library_agreement(
+        costs, GIVEN_FABRICS.assign(kind="given"), table, "float64"
+    )
     text = markdown.libraries_markdown(agreement, "float64")
-    count = GRID.elements.nunique()
-    for fabric in FABRICS.fabric:
+    count = THEORY_GRID.elements.nunique()
+    for fabric in GIVEN_FABRICS.fabric:
         section = text.split(f"## {fabric}\n")[1].split("\n## ")[0]
         rows = [
             line for line in section.splitlines() if line.startswith("| ") and line[2].isdigit()
         ]
-        assert [int(r.split("|")[1]) for r in rows] == sorted(set(GRID.ranks))
+        assert [int(r.split("|")[1]) for r in rows] == sorted(set(THEORY_GRID.ranks))
         for row in rows:
             agree = [cell.strip() for cell in row.split("|") if "/" in cell]
             assert len(agree) == 2 and all(a.endswith(f"/{count}") for a in agree)

@@ -18,7 +18,7 @@ from collectives.study.workloads import (
     time_at,
     workloads_table,
 )
-from tests.model.test_cost import ALGORITHMS, FABRICS, GRID
+from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID
 
 GPT3 = {
     "hidden": 12288, "sequence": 2048, "micro_batch": 1, "layers": 96, "parameters": 175e9,
@@ -90,7 +90,7 @@ def test_the_buckets_carry_the_whole_gradient(parameters, tp, bucket, dtype_byte
 
 @pytest.fixture(scope="module")
 def costs():
-    return cost.modeled_costs(GRID, FABRICS, ALGORITHMS)
+    return cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
 
 
 def closed_form_time(fabric, algorithm: str, ranks: int, elements: int) -> float:
@@ -101,14 +101,14 @@ def closed_form_time(fabric, algorithm: str, ranks: int, elements: int) -> float
 @pytest.mark.parametrize("algorithm", ["ring", "recursive_doubling", "rabenseifner"])
 def test_time_at_is_exact_between_grid_sizes_where_the_counts_are_affine(costs, algorithm):
     """Between M = 4096 and 16384 (both divisible by N = 8) the counts are affine in M."""
-    fabric = next(FABRICS.itertuples())
+    fabric = next(GIVEN_FABRICS.itertuples())
     for elements in (4096, 6000, 9992, 16384):
         modeled = time_at(costs, fabric.fabric, algorithm, 8, elements * 8)
         assert modeled == pytest.approx(closed_form_time(fabric, algorithm, 8, elements), rel=1e-12)
 
 
 def test_time_at_extends_the_last_segment_beyond_the_grid(costs):
-    fabric = next(FABRICS.itertuples())
+    fabric = next(GIVEN_FABRICS.itertuples())
     beyond = 4**11 * 8 * 16  # 16 times the largest grid size
     modeled = time_at(costs, fabric.fabric, "ring", 8, beyond)
     assert modeled == pytest.approx(closed_form_time(fabric, "ring", 8, beyond // 8), rel=1e-12)
@@ -122,12 +122,14 @@ def test_the_table_ranks_the_algorithms_and_totals_the_step(costs):
          "tp_fabric": "slow-latency"},
     )  # fmt: skip
     table = workloads_table(
-        [Workload.from_config("gpt3", GPT3), decode], costs, "float64", ALGORITHMS
+        [Workload.from_config("gpt3", GPT3), decode], costs, "float64", GRID_ALGORITHMS
     )
     assert list(table.columns) == COLUMNS
     assert list(table.workload) == ["gpt3", "gpt3", "gpt3", "decode"]
     for row in table.itertuples():
-        times = {a: time_at(costs, row.fabric, a, row.ranks, row.message_bytes) for a in ALGORITHMS}
+        times = {
+            a: time_at(costs, row.fabric, a, row.ranks, row.message_bytes) for a in GRID_ALGORITHMS
+        }
         ordered = sorted(times, key=times.get)
         assert [row.winner, row.runner_up] == ordered[:2]
         assert (row.winner_s, row.runner_up_s) == (times[ordered[0]], times[ordered[1]])
@@ -142,5 +144,5 @@ def test_the_table_ranks_the_algorithms_and_totals_the_step(costs):
 
 
 def test_no_workloads_give_an_empty_table_with_its_columns(costs):
-    table = workloads_table([], costs, "float64", ALGORITHMS)
+    table = workloads_table([], costs, "float64", GRID_ALGORITHMS)
     assert table.empty and list(table.columns) == COLUMNS

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import time
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 
 from collectives import registry
 from collectives.transport.dry import Hollow, dry_trace, hollow
-from tests.runs import run_with_trace
+from tests.support.runs import run_with_trace
 
 POINTS = [
     (name, n, m, dtype)
@@ -41,7 +40,7 @@ def test_the_dry_trace_is_the_measured_one(name, n, m, dtype):
 @pytest.mark.parametrize("m", [64, 8192])  # below and above its switch to ring across nodes
 def test_hierarchical_decides_by_the_bytes_it_stands_for(m):
     _, measured = run_with_trace("hierarchical", 16, m, ranks_per_node=4)
-    allreduce = functools.partial(registry.get("hierarchical").allreduce, ranks_per_node=4)
+    allreduce = registry.get("hierarchical").bind(ranks_per_node=4)
     assert same(dry_trace(allreduce, 16, m, 8), measured)
 
 

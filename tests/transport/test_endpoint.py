@@ -9,8 +9,7 @@ import pytest
 
 from collectives.transport.launch import RankFailure
 from collectives.transport.queue.links import DIRECT_MIN_BYTES, INLINE_MAX_BYTES, SEGMENT_BYTES
-
-from .helpers import run_program
+from tests.support.transport import run_program
 
 # Message sizes (bytes) covering every path: empty, inline, one segment, many segments.
 SIZES = [0, 8, INLINE_MAX_BYTES, INLINE_MAX_BYTES + 8, SEGMENT_BYTES, 3 * SEGMENT_BYTES + 24]

@@ -12,8 +12,7 @@ from collectives.algorithms import ring
 from collectives.transport.launch import RankFailure
 from collectives.transport.queue import Fault
 from collectives.transport.queue.links import Links
-
-from .helpers import run_program
+from tests.support.transport import run_program
 
 
 def ring_program(comm, _):

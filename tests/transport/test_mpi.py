@@ -16,7 +16,7 @@ from collectives.model.theory import COUNT_FIELDS
 from collectives.registry import ALGORITHMS
 from collectives.run.bench import bench
 from collectives.run.files import load_trace
-from tests.runs import run_with_trace
+from tests.support.runs import run_with_trace
 
 pytest.importorskip("mpi4py", reason="the mpi extra is not installed")
 MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")

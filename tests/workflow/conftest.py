@@ -3,22 +3,9 @@ test module (they may change it, and each leaves it as a complete run again)."""
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
 
-from tests.workflow.scratch import SNAKEMAKE, copy_workflow
-
-CONSOLE = "console.log"  # what the complete run printed
-
-
-def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
-    """Snakemake on the .test config (or `config`) in `workdir`, its output captured."""
-    return subprocess.run(
-        [*SNAKEMAKE, "--cores", "4", "--configfile", config, "--replace-workflow-config", *args],
-        cwd=workdir, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+from tests.support.workflow import CONSOLE, copy_workflow, snakemake
 
 
 @pytest.fixture(scope="session")

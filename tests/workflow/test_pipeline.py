@@ -22,9 +22,8 @@ from collectives.model import ladder
 from collectives.run import libraries
 from collectives.run.probe import observe
 from collectives.study import paths, tuning
-from tests.study.read_exports import read_mpich_json, read_open_mpi_rules
-from tests.workflow.conftest import CONSOLE, snakemake
-from tests.workflow.scratch import PNG, REPO, SNAKEMAKE, copy_workflow
+from tests.support.exports import read_mpich_json, read_open_mpi_rules
+from tests.support.workflow import CONSOLE, PNG, REPO, SNAKEMAKE, copy_workflow, snakemake
 
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
           "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",

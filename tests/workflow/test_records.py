@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from collectives.study.aggregate import RERUN, check_record
-from tests.workflow.scratch import SNAKEMAKE, TINY_RUN, tiny_workflow
+from tests.support.workflow import SNAKEMAKE, TINY_RUN, tiny_workflow
 
 TRUNCATED = "results/runs/float64/ring/N8_M1024.json"
 ALTERED = "results/runs/float64/recursive_doubling/N8_M1024.json"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.workflow.scratch import REPO, SNAKEMAKE, TINY_RUN, tiny_workflow
+from tests.support.workflow import REPO, SNAKEMAKE, TINY_RUN, tiny_workflow
 
 RUN = TINY_RUN
 OUTPUT = "results/tables/measurements.csv"  # the first of the aggregate job's two outputs

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..comm import Communicator
+from ..comm import Communicator, Nodes
 from . import recursive_doubling, ring
 from .groups import SubComm
 from .partition import split_evenly
@@ -25,15 +25,13 @@ from .partition import split_evenly
 RECURSIVE_DOUBLING_BELOW = 64 * 1024  # bytes of the largest shard
 
 
-def allreduce(comm: Communicator, x: np.ndarray, ranks_per_node: int) -> np.ndarray:
+def allreduce(comm: Communicator, x: np.ndarray, nodes: Nodes) -> np.ndarray:
     """Reduce-scatter in the node, all-reduce the shard across nodes, all-gather in the node."""
-    group = ranks_per_node
-    nodes = comm.size // group
-    node, local = divmod(comm.rank, group)
+    in_node = SubComm(comm, nodes.node_ranks(comm.rank, comm.size))
+    across = SubComm(comm, nodes.peers_across(comm.rank, comm.size))
+    group, local = in_node.size, in_node.rank
     result = comm.copy(x)
     chunks = [result[s] for s in split_evenly(result.size, group)]
-    in_node = SubComm(comm, list(range(node * group, (node + 1) * group)))
-    across = SubComm(comm, [other * group + local for other in range(nodes)])
 
     ring.reduce_scatter(in_node, chunks)
     shard = chunks[(local + 1) % group]

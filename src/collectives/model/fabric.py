@@ -2,10 +2,10 @@
 
 A link class costs α + β·bytes seconds per message (Hockney's model): α the per-message
 latency, β the per-byte time (1/bandwidth). A flat fabric has one class, `link`; a two-level
-fabric has G ranks per node (rank r is on node r // G), `intra` for messages inside a node
-and `link` for messages between nodes, and maybe `nic_per_node` NIC ports that a node's
-inter-node messages share. γ is the time per element reduced. The closed form and the
-replay read the same type.
+fabric has G ranks per node, `intra` for messages inside a node and `link` for messages
+between nodes, and maybe `nic_per_node` NIC ports that a node's inter-node messages share
+(pooled, or with `rails` one block of positions each): its `topology` says where each rank
+sits. γ is the time per element reduced. The closed form and the replay read the same type.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 
 from .fit import Fit
 from .protocol import Segment, segment_times
+from .topology import FLAT, Topology
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,19 @@ class Fabric:
     ranks_per_node: int | None = None
     nic_per_node: int | None = None
     intra: LinkClass | None = None
+    rails: bool = False  # each NIC serves its own block of a node's positions
 
     @property
     def structured(self) -> bool:
         """Whether ranks sit on nodes, with two link classes."""
         return self.intra is not None
+
+    @property
+    def topology(self) -> Topology:
+        """Where the ranks sit: on one node (flat), or on nodes of ranks_per_node."""
+        if not self.structured:
+            return FLAT
+        return Topology(self.ranks_per_node, self.nic_per_node, self.rails)
 
     @property
     def alpha(self) -> float:

@@ -5,10 +5,11 @@ counts. Each rank has a clock c, a send port and a receive port. A send starts a
 t = max(c, send port) and occupies the send port for w = alpha + bytes * beta of the link
 class it crosses; its receive starts at max(t, receive port), ends w later, and advances the
 receiver's clock to at least that end. A reduction of n elements adds n * gamma to the clock.
-On a two-level fabric ranks r and r' share a node when r // G == r' // G; messages between
-nodes use the inter-node class and, with `nic_per_node` k, also one of the node's k shared NIC
-send ports and one of the receiving node's k NIC receive ports: a message takes the port free
-earliest, and waits for it. The completion time is the largest clock.
+On a two-level fabric the fabric's topology says which ranks share a node; messages between
+nodes use the inter-node class and, where the topology shares NIC ports, also one of the
+sender's NIC send ports and one of the receiver's NIC receive ports (the node's k pooled
+ports, or its rail's one): a message takes the port free earliest, and waits for it. The
+completion time is the largest clock.
 
 With `cores` (the resources layer of collectives.model.ladder), the ranks of a node also
 share that many cores: a send holds one of its node's cores for `share` of the time it holds
@@ -39,6 +40,7 @@ import numpy as np
 
 from ..transport.trace import RECV, REDUCE, SEND, Trace
 from .fabric import Fabric, LinkClass
+from .topology import INTER, INTRA, Topology
 
 
 class _Port:
@@ -63,6 +65,18 @@ class _Port:
         index = bisect.bisect_left(self.starts, start)
         self.starts.insert(index, start)
         self.ends.insert(index, start + duration)
+
+
+class _Pools(dict):
+    """The pools of shared ports by key, each made with its number of ports when first used."""
+
+    def __init__(self, ports: dict[tuple[int, int], int]) -> None:
+        super().__init__()
+        self._ports = ports
+
+    def __missing__(self, key: tuple[int, int]) -> _Pool:
+        pool = self[key] = _Pool(self._ports[key])
+        return pool
 
 
 class _Pool:
@@ -129,15 +143,17 @@ def replay(
     `pipelined`: a message holds its ports only for its links' measured occupancy)."""
     n = trace.ranks
     kinds, peers, offsets = trace.kind.tolist(), trace.peer.tolist(), trace.offsets.tolist()
-    group = fabric.ranks_per_node if fabric.structured else None
-    node = [r // group for r in range(n)] if group else [0] * n
+    topology = fabric.topology
+    node = topology.nodes_of(np.arange(n)).tolist()
     crossing, durations, holds = _prices(trace, fabric, pipelined)
     crossing, holds = crossing.tolist(), holds.tolist()
     lags = (durations - np.asarray(holds)).tolist()  # latency overlapping other messages
-    shared = fabric.structured and fabric.nic_per_node
-    nic_out = defaultdict(lambda: _Pool(fabric.nic_per_node)) if shared else None
-    nic_in = defaultdict(lambda: _Pool(fabric.nic_per_node)) if shared else None
-    sharing = 1 if cores and cores.of_rank else (group or n)
+    nics = [topology.nic(rank) for rank in range(n)]  # (pool, ports) of each rank's NIC
+    shared = nics[0] is not None if n else False
+    nic_out = _Pools({key: ports for key, ports in nics}) if shared else None
+    nic_in = _Pools({key: ports for key, ports in nics}) if shared else None
+    nic = [key for key, _ in nics] if shared else None
+    sharing = 1 if cores and cores.of_rank else (topology.ranks_per_node or n)
     if cores and cores.per_node >= HOLDS_PER_RANK * sharing:
         cores = None  # a core for every hold: no rank ever waits for one
     owner = list(range(n)) if cores and cores.of_rank else node
@@ -159,10 +175,10 @@ def replay(
                 crosses = crossing[i]
                 start = c if c > s else s
                 if crosses and shared and pools is not None:
-                    nic, core = nic_out[node[rank]], pools[owner[rank]]
-                    start = _together(nic, duration, core, share * duration, start)
+                    port, core = nic_out[nic[rank]], pools[owner[rank]]
+                    start = _together(port, duration, core, share * duration, start)
                 elif crosses and shared:
-                    start = nic_out[node[rank]].acquire(start, duration)
+                    start = nic_out[nic[rank]].acquire(start, duration)
                 elif pools is not None:
                     start = pools[owner[rank]].acquire(start, share * duration)
                 s = start + duration
@@ -180,10 +196,10 @@ def replay(
                 sent += lags[i]
                 start = sent if sent > q else q
                 if crosses and shared and pools is not None:
-                    nic, core = nic_in[node[rank]], pools[owner[rank]]
-                    start = _together(nic, duration, core, share * duration, start)
+                    port, core = nic_in[nic[rank]], pools[owner[rank]]
+                    start = _together(port, duration, core, share * duration, start)
                 elif crosses and shared:
-                    start = nic_in[node[rank]].acquire(start, duration)
+                    start = nic_in[nic[rank]].acquire(start, duration)
                 elif pools is not None:
                     start = pools[owner[rank]].acquire(start, share * duration)
                 q = start + duration
@@ -210,11 +226,7 @@ def _prices(
     ranks = np.repeat(np.arange(trace.ranks), np.diff(trace.offsets))
     amounts = trace.amount.astype(float)
     is_message = trace.kind != REDUCE
-    if fabric.structured:
-        group = fabric.ranks_per_node
-        crossing = is_message & (ranks // group != trace.peer // group)
-    else:
-        crossing = np.zeros(len(ranks), bool)
+    crossing = is_message & fabric.topology.crosses(ranks, trace.peer)
     intra = fabric.intra or fabric.link
     durations = np.where(crossing, fabric.link.times(amounts), intra.times(amounts))
     durations = np.where(is_message, durations, amounts * fabric.gamma)
@@ -224,24 +236,24 @@ def _prices(
     return crossing, durations, np.where(is_message, holds, durations)
 
 
-def by_link_class(trace: Trace, ranks_per_node: int) -> dict[str, dict[str, int]]:
+def by_link_class(trace: Trace, topology: Topology) -> dict[str, dict[str, int]]:
     """Counts on intra- and inter-node links: messages and bytes, and the critical path's
     rounds and bytes on each class (replays with unit cost on one class, zero on the other).
     """
     sends = trace.kind == SEND
     sender = np.repeat(np.arange(trace.ranks), np.diff(trace.offsets))
-    crosses = (sender // ranks_per_node) != (trace.peer // ranks_per_node)
+    crosses = topology.crosses(sender, trace.peer)
     unit, free = LinkClass(1.0, 0.0), LinkClass(0.0, 0.0)
     per_byte = LinkClass(0.0, 1.0)
     counts = {}
-    for link, on_class in (("intra", sends & ~crosses), ("inter", sends & crosses)):
+    for link, on_class in ((INTRA, sends & ~crosses), (INTER, sends & crosses)):
         cost = {
             cls: Fabric(
                 name=f"unit cost on {link}",
                 kind="structured",
-                link=cls if link == "inter" else free,
-                intra=cls if link == "intra" else free,
-                ranks_per_node=ranks_per_node,
+                link=cls if link == INTER else free,
+                intra=cls if link == INTRA else free,
+                ranks_per_node=topology.ranks_per_node,
             )
             for cls in (unit, per_byte)
         }

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-# The one parameter theory takes from an implementation: where hierarchical switches the
-# across-node all-reduce to recursive doubling (a threshold, not logic).
-from ..algorithms.hierarchical import RECURSIVE_DOUBLING_BELOW
+from .topology import Topology
+
+# The hierarchical all-reduce's switch between its inter-node algorithms, restated from its
+# description (docs/algorithms.md): recursive doubling while the largest shard is below 64 KiB,
+# ring above (tests/model/test_theory.py checks the implementation switches there).
+HIERARCHICAL_DOUBLING_BELOW = 64 * 1024  # bytes
 
 COUNT_FIELDS = ("rounds", "messages", "bytes_total", "bytes_critical", "hotspot_bytes")
 
@@ -138,7 +141,7 @@ def hierarchical(n: int, m: int, s: int, g: int) -> Counts:
 
     The G chunks are c_j = floor(M/G) + [j < M mod G]; the node phases are rings of G ranks
     and local rank l all-reduces chunk l+1 with one rank per node: by ring, or by recursive
-    doubling when ceil(M/G) s < RECURSIVE_DOUBLING_BELOW. The phases follow each other on
+    doubling when ceil(M/G) s < HIERARCHICAL_DOUBLING_BELOW. The phases follow each other on
     every rank, so rounds and critical bytes add up phase by phase along the chain of the
     largest chunk; the busiest rank is the worst l of its node traffic plus its shard's.
     """
@@ -146,11 +149,11 @@ def hierarchical(n: int, m: int, s: int, g: int) -> Counts:
 
 
 def _hierarchical(n: int, m: int, s: int, g: int) -> tuple[Counts, dict[str, dict[str, int]]]:
-    nodes = n // g
+    nodes = Topology(g).nodes(n)
     base, extra = divmod(m, g)
     chunks = [base + (1 if j < extra else 0) for j in range(g)]
     largest = chunks[0]
-    across = recursive_doubling if largest * s < RECURSIVE_DOUBLING_BELOW else ring
+    across = recursive_doubling if largest * s < HIERARCHICAL_DOUBLING_BELOW else ring
     shards = [across(nodes, c, 1) for c in chunks]  # each shard's all-reduce, in elements
     in_node = [
         4 * m - (chunks[j] + 2 * chunks[(j + 1) % g] + chunks[(j + 2) % g]) if g > 1 else 0

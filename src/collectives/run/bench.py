@@ -210,7 +210,7 @@ def _steps(
     steps = []
     for name in algorithm_names:
         parameters = {"ranks_per_node": ranks_per_node} if takes_group(name) else {}
-        allreduce = functools.partial(registry.ALGORITHMS[name].allreduce, **parameters)
+        allreduce = registry.ALGORITHMS[name].bind(**parameters)
         steps.append(lambda x, f=allreduce: (comm.restart_counts, lambda: f(comm, x)))
     for peer in peers:
         if peer == "mpi":

@@ -7,7 +7,6 @@ counts must equal the algorithm's closed form.
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from numpy.random import default_rng  # imported once here, not in every forked 
 
 from .. import registry
 from ..model import theory
+from ..model.topology import Topology
 from ..transport import get_transport
 from ..transport.accounting import RunCounts
 from ..transport.launch import RankFailure, RankRun
@@ -82,7 +82,7 @@ def validate(
         raise UsageError(f"unknown algorithm {algorithm!r}; valid algorithms: {valid}")
     np_dtype = validate_vectors(ranks, elements, dtype, data)
     if takes_group(algorithm):
-        if ranks_per_node is None or ranks_per_node < 1 or ranks % ranks_per_node:
+        if ranks_per_node is None or ranks_per_node < 1 or not Topology(ranks_per_node).fits(ranks):
             raise UsageError(
                 f"{algorithm} needs --ranks-per-node G with G >= 1 dividing the ranks "
                 f"({ranks}), got {ranks_per_node}"
@@ -230,7 +230,7 @@ def measure(
 def _launch(links, algorithm, parameters, ranks, elements, np_dtype, seed, data, timeout,
             fault, where) -> tuple[RankRun | None, dict[str, np.ndarray]]:  # fmt: skip
     """Start the ranks on their seeded inputs; the run, and numpy's sum of the inputs."""
-    allreduce = functools.partial(registry.ALGORITHMS[algorithm].allreduce, **parameters)
+    allreduce = registry.ALGORITHMS[algorithm].bind(**parameters)
     # Inputs and results share one array (MPI_IN_PLACE): a rank's result overwrites its
     # input once its algorithm returns, after the parent has summed the inputs.
     vectors = links.result_array((ranks, elements), np_dtype)
@@ -288,9 +288,10 @@ def compare_with_theory(
     group = parameters.get("ranks_per_node")
     if entry.theory_by_class and group is not None and trace is not None:  # on nodes
         from ..model.replay import by_link_class  # only two-level runs: keep the start lean
+        from ..model.topology import Topology
 
         classes = {
-            "measured": by_link_class(trace, group),
+            "measured": by_link_class(trace, Topology(group)),
             "theory": entry.theory_by_class(ranks, elements, itemsize, group),
         }
         mismatches |= {

@@ -18,6 +18,7 @@ import yaml
 
 from .. import registry
 from ..model.libraries import RULES
+from ..model.topology import Topology
 from ..run.libraries import common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
@@ -44,7 +45,7 @@ class Variant:
 
     def runs_at(self, ranks: int) -> bool:
         """A hierarchical variant needs whole nodes: G must divide N."""
-        return self.ranks_per_node is None or ranks % self.ranks_per_node == 0
+        return self.ranks_per_node is None or Topology(self.ranks_per_node).fits(ranks)
 
     def arguments(self) -> str:
         """Its `collectives measure` options."""

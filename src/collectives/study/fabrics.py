@@ -21,6 +21,7 @@ import numpy as np
 
 from ..model.fabric import Fabric, LinkClass
 from ..model.fit import Points, fit_alpha_beta, least_squares
+from ..model.topology import Topology
 
 FORMATS = ("osu", "csv")
 # A link faster than this is a unit error or a flat latency table, not a link: the fastest
@@ -200,7 +201,7 @@ def kind_of(entry: dict[str, Any]) -> str:
             ("given", "alpha" in entry or "beta" in entry or "bandwidth" in entry),
             ("measured", "measurements" in entry),
             ("pingpong", "pingpong" in entry),
-            ("structured", "ranks_per_node" in entry or "intra" in entry or "inter" in entry),
+            ("structured", bool({"ranks_per_node", "intra", "inter", "rails"} & set(entry))),
         )
         if present
     ]
@@ -216,6 +217,10 @@ def kind_of(entry: dict[str, Any]) -> str:
         for part in ("intra", "inter"):
             if _link_kind(entry[part]) is None:
                 raise FabricError(f"{part}: needs alpha with beta (or bandwidth), or measurements")
+        try:
+            Topology(entry["ranks_per_node"], entry.get("nic_per_node"), entry.get("rails", False))
+        except ValueError as exc:
+            raise FabricError(str(exc)) from None
     elif kinds == ["given"] and _link_kind(entry) is None:
         raise FabricError("a given fabric needs alpha and exactly one of beta or bandwidth")
     return kinds[0]
@@ -259,6 +264,7 @@ def build(
             intra=link_class(entry["intra"], base),
             ranks_per_node=int(entry["ranks_per_node"]),
             nic_per_node=entry.get("nic_per_node"),
+            rails=bool(entry.get("rails", False)),
             **common,
         )
     if kind == "pingpong":

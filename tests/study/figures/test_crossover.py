@@ -8,9 +8,8 @@ import pandas as pd
 
 from collectives.study.figures import crossover
 from collectives.study.figures.style import label
-from tests.model.test_cost import ALGORITHMS
-from tests.study.figures.conftest import tables_on
-from tests.study.figures.printed import assert_printed
+from tests.support.grid import GRID_ALGORITHMS, tables_on
+from tests.support.printed import assert_printed
 
 SEED = ["naive", "ring", "recursive_doubling"]
 
@@ -46,11 +45,11 @@ def test_the_headline_shows_the_chosen_fabrics_relative_to_the_fastest(fabric_ta
 
 def test_every_fabric_and_algorithm_in_the_supplementary_figure(fabric_tables, tmp_path):
     costs, table = fabric_tables
-    plot = crossover.draw(costs, table, 8, "float64", ALGORITHMS)
+    plot = crossover.draw(costs, table, 8, "float64", GRID_ALGORITHMS)
     titles = [axis.get_title().split("\n")[0] for axis in visible_panels(plot)]
     assert titles == list(dict.fromkeys(costs.fabric))
     data = assert_printed(plot, tmp_path)
-    assert set(data.algorithm) == set(ALGORITHMS)
+    assert set(data.algorithm) == set(GRID_ALGORITHMS)
 
 
 def test_algorithms_that_tie_share_one_line_and_one_legend_entry(tmp_path):

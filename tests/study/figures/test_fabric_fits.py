@@ -8,7 +8,7 @@ import pytest
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.fit import Points, fit_alpha_beta
 from collectives.study.figures import fabric_fits
-from tests.study.figures.printed import assert_printed
+from tests.support.printed import assert_printed
 
 SIZES = np.array([0, 1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576], float)
 

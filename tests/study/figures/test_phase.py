@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 
 from collectives.study.figures import phase
-from tests.model.test_cost import ALGORITHMS
-from tests.study.figures.printed import assert_printed
+from tests.support.grid import GRID_ALGORITHMS
+from tests.support.printed import assert_printed
 
 
 def test_every_band_is_labelled_and_split_where_the_cheapest_changes(fabric_tables, tmp_path):
     costs, _ = fabric_tables
-    plot = phase.draw(costs, "float64", ALGORITHMS)
+    plot = phase.draw(costs, "float64", GRID_ALGORITHMS)
     panels = [axis for axis in plot.figure.axes if axis.get_visible()]
     assert [axis.get_title() for axis in panels] == list(dict.fromkeys(costs.fabric))
     ranks = sorted(costs.ranks.unique())

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from collectives.study.figures.style import PAGE_WIDTH, Plot
-from tests.study.figures.readable import problems
+from tests.support.readable import problems
 
 
 def line_plot(width: float = 3.0) -> tuple:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from collectives.study.figures import tuned_vs_default
-from tests.study.figures.printed import assert_printed
+from tests.support.printed import assert_printed
 
 
 def test_a_panel_per_library_and_both_selections_per_n(tmp_path):

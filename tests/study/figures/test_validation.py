@@ -7,7 +7,7 @@ import pandas as pd
 
 from collectives.model import ladder
 from collectives.study.figures import validation
-from tests.study.figures.printed import assert_printed
+from tests.support.printed import assert_printed
 
 
 def predicted(rows: list[dict], seed: int) -> pd.DataFrame:

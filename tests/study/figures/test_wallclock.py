@@ -7,7 +7,7 @@ import pandas as pd
 
 from collectives.study.figures import wallclock
 from collectives.study.figures.style import label
-from tests.study.figures.printed import assert_printed
+from tests.support.printed import assert_printed
 
 SIZES = [8 * 4**k for k in range(8)]
 

@@ -6,8 +6,8 @@ import numpy as np
 
 from collectives.study.figures import workloads
 from collectives.study.workloads import Workload, workloads_table
-from tests.model.test_cost import ALGORITHMS
-from tests.study.figures.printed import assert_printed
+from tests.support.grid import GRID_ALGORITHMS
+from tests.support.printed import assert_printed
 
 SHAPE = {"hidden": 4096, "sequence": 1, "micro_batch": 1, "layers": 2, "parameters": 1e9,
          "dtype_bytes": 2, "tp": 8, "dp": 16}  # fmt: skip
@@ -22,8 +22,8 @@ def test_a_numbered_marker_per_group_on_every_fabric_none_touching(fabric_tables
                                        "dp_fabric": fabrics[-1 - i % len(fabrics)]})
         for i in range(2)
     ]  # fmt: skip
-    table = workloads_table(layouts, costs, "float64", ALGORITHMS)
-    plot = workloads.draw(costs, table, "float64", ALGORITHMS)
+    table = workloads_table(layouts, costs, "float64", GRID_ALGORITHMS)
+    plot = workloads.draw(costs, table, "float64", GRID_ALGORITHMS)
     shown = sorted(set(table.fabric))
     panels = [axis for axis in plot.figure.axes if axis.get_visible()]
     assert sorted(axis.get_title() for axis in panels) == shown
@@ -41,7 +41,7 @@ def test_a_numbered_marker_per_group_on_every_fabric_none_touching(fabric_tables
 
 def test_no_workloads_say_so(fabric_tables, tmp_path):
     costs, _ = fabric_tables
-    empty = workloads_table([], costs, "float64", ALGORITHMS)
-    plot = workloads.draw(costs, empty, "float64", ALGORITHMS)
+    empty = workloads_table([], costs, "float64", GRID_ALGORITHMS)
+    plot = workloads.draw(costs, empty, "float64", GRID_ALGORITHMS)
     assert plot.data.empty
     assert_printed(plot, tmp_path)

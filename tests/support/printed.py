@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from collectives.study.figures.style import Plot, save
-from tests.study.figures.readable import assert_readable
+from tests.support.readable import assert_readable
 
 PDF_PANELS = 6
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,3 +55,14 @@ def tiny_workflow(target: Path) -> Path:
     (target / "config").mkdir()
     (target / "config/config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
     return target
+
+
+CONSOLE = "console.log"  # what the complete run printed
+
+
+def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
+    """Snakemake on the .test config (or `config`) in `workdir`, its output captured."""
+    return subprocess.run(
+        [*SNAKEMAKE, "--cores", "4", "--configfile", config, "--replace-workflow-config", *args],
+        cwd=workdir, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
