@@ -14,6 +14,7 @@ from collectives.run.measure import measure
 from collectives.study import aggregate, markdown, selection
 from collectives.study.config import check
 from collectives.study.figures import counts, crossover, hotspot, phase, style
+from collectives.study.question import SEED_PAIR
 from tests.support import dummy_algorithm
 from tests.support.grid import GIVEN_FABRICS
 
@@ -65,7 +66,7 @@ def test_a_registered_algorithm_reaches_every_table_and_figure(with_dummy, tmp_p
     table = aggregate.measurements_table(records)
     aggregate.check_runs(table)  # verified, and equal to the dummy's theory
     costs = cost.modeled_costs(table, GIVEN_FABRICS, names)
-    crossover_table = cost.crossover_table(table, GIVEN_FABRICS, costs)
+    crossover_table = cost.crossover_table(table, GIVEN_FABRICS, costs, SEED_PAIR)
     assert {"dummy_from_bytes", "dummy_to_bytes"} <= set(crossover_table.columns)
     assert "| dummy | float64 | rounds | 2(N-1) |" in markdown.cost_model_markdown(
         cost.cost_shape(table)

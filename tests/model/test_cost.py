@@ -10,6 +10,7 @@ import pytest
 
 from collectives.model import cost
 from collectives.study import markdown
+from collectives.study.question import SEED_PAIR
 from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID, theory_measurements
 
 
@@ -34,7 +35,9 @@ def test_ties_go_to_the_first_listed_algorithm():
 def test_crossover_of_ring_and_recursive_doubling_at_eight_ranks():
     """T_rd = 3a + 3Bb and T_ring = 14a + 1.75Bb meet at B = 8.8 a/b."""
     costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
-    table = cost.crossover_table(THEORY_GRID, GIVEN_FABRICS, costs).set_index(["fabric", "ranks"])
+    table = cost.crossover_table(THEORY_GRID, GIVEN_FABRICS, costs, SEED_PAIR).set_index(
+        ["fabric", "ranks"]
+    )
     for fabric in GIVEN_FABRICS.itertuples():
         at8 = table.loc[(fabric.fabric, 8)]
         assert at8.analytic_bytes == pytest.approx(8.8 * fabric.alpha_s / fabric.beta_s_per_byte)
@@ -75,7 +78,9 @@ def test_thresholds_are_exact_where_the_counts_are_affine():
 def test_rabenseifner_beats_ring_and_recursive_doubling_in_the_middle():
     """Its rounds are log2 N-like and its bytes ring-like: at N=64 it wins mid-size messages."""
     costs = cost.modeled_costs(THEORY_GRID, GIVEN_FABRICS, GRID_ALGORITHMS)
-    row = cost.crossover_table(THEORY_GRID, GIVEN_FABRICS, costs).set_index(["fabric", "ranks"])
+    row = cost.crossover_table(THEORY_GRID, GIVEN_FABRICS, costs, SEED_PAIR).set_index(
+        ["fabric", "ranks"]
+    )
     at64 = row.loc[("slow-latency", 64)]
     assert at64.recursive_doubling_from_bytes == 0
     assert at64.rabenseifner_from_bytes == at64.recursive_doubling_to_bytes

@@ -196,9 +196,14 @@ def figures(names):
     ]
 
 
+def selection_keys():
+    """Every (fabric, library) whose selection is exported, in model_selections() order."""
+    return [(fabric, library) for fabric in PLAN.fabrics for library in PLAN.libraries]
+
+
 def model_selections():
     """Each fabric's selection exported for each MPI library."""
-    return [paths.selection(f, lib) for f in PLAN.fabrics for lib in PLAN.libraries]
+    return [paths.selection(fabric, library) for fabric, library in selection_keys()]
 
 
 def study_outputs():

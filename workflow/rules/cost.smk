@@ -79,5 +79,6 @@ rule selection:
     params:
         dtype=config["figures"]["dtype"],
         libraries=list(PLAN.libraries),
+        exports=selection_keys(),  # (fabric, library) of each file of output.exports
     script:
         "../scripts/selection.py"

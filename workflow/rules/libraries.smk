@@ -88,6 +88,7 @@ rule clock_selection:
     params:
         runs=json.dumps(tuning_keys(forced_settings())),
         dtype=config["figures"]["dtype"],
+        libraries=list(PLAN.libraries),  # the library of each file of output.exports
     script:
         "../scripts/clock_selection.py"
 

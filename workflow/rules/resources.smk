@@ -9,6 +9,9 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
+import numpy as np
+
+from collectives.run.measure import memory_needed
 from collectives.run.record import DEFAULT_TIMEOUT
 
 
@@ -46,11 +49,12 @@ def measure_threads(wildcards):
 
 
 def measure_memory_mb(wildcards):
-    """Inputs/results, staging, a warm heap and the working copy's shared memory per rank,
-    and ~40 MB per rank process."""
+    """What the run touches (collectives.run.measure.memory_needed, the figure its own
+    memory check uses), ~40 MB per rank process and 200 MB for the launching one."""
     ranks, elements = int(wildcards.ranks), int(wildcards.elements)
-    vector_mb = elements * 8 / 1e6
-    return int(200 + ranks * (40 + 4 * vector_mb))
+    itemsize = np.dtype(wildcards.dtype).itemsize
+    needed = memory_needed(ranks, elements, itemsize, config.get("data", "int"))
+    return int(200 + ranks * 40 + needed / 1e6)
 
 
 def all_cores(wildcards):

@@ -11,7 +11,7 @@ import numpy as np
 
 from collectives.run import libraries
 from collectives.run.files import write_csv, write_text
-from collectives.study import paths, selection, tuning
+from collectives.study import selection, tuning
 
 forced = {
     (library, int(ranks), setting.removeprefix("force-")): tuning.times(
@@ -24,6 +24,6 @@ forced = {
 table = tuning.clock_selection(forced, np.dtype(snakemake.params.dtype).itemsize)
 write_csv(snakemake.output.table, table)
 tree = libraries.mpich_tree_of(snakemake.input.libraries)
-for name in (Path(path).stem for path in snakemake.input.libraries):
+for name, path in zip(snakemake.params.libraries, snakemake.output.exports, strict=True):
     rows = table[table.library == name].drop(columns="library")
-    write_text(paths.selection(paths.CLOCK, name), selection.export(name, rows, tree))
+    write_text(path, selection.export(name, rows, tree))

@@ -22,4 +22,4 @@ if measured:  # measured here, so fitted here (a file's fit is checked with the 
     if warning:
         print(f"warning: {warning}", file=sys.__stderr__, flush=True)
 write_json(snakemake.output[0], fabric.as_dict())
-print(json.dumps(fabric.row(), indent=2), file=sys.stderr)
+print(json.dumps(fabrics.fabric_row(fabric), indent=2), file=sys.stderr)

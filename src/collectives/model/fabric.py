@@ -10,7 +10,6 @@ sits. γ is the time per element reduced. The closed form and the replay read th
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -130,30 +129,3 @@ class Fabric:
             return LinkClass(**{**value, "fit": fit, "segments": segments, "occupancy": occupancy})
 
         return cls(**{**data, "link": link(data["link"]), "intra": link(data.get("intra"))})
-
-    def row(self) -> dict[str, Any]:
-        """One flat row of results/tables/fabrics.csv."""
-        fit, nan = self.link.fit, math.nan
-        return {
-            "fabric": self.name,
-            "kind": self.kind,
-            "alpha_s": self.alpha,
-            "beta_s_per_byte": self.beta,
-            "bandwidth_GBps": 1e-9 / self.beta,
-            "alpha_ci_low": fit.alpha_ci[0] if fit else nan,
-            "alpha_ci_high": fit.alpha_ci[1] if fit else nan,
-            "beta_ci_low": fit.beta_ci[0] if fit else nan,
-            "beta_ci_high": fit.beta_ci[1] if fit else nan,
-            "r_squared": fit.r_squared if fit else nan,
-            "max_rel_residual": fit.max_rel_residual if fit else nan,
-            "rel_error_smallest": fit.rel_error_smallest if fit else nan,
-            "rel_error_largest": fit.rel_error_largest if fit else nan,
-            "points": fit.points if fit else 0,
-            "gamma_s_per_element": self.gamma,
-            "ranks_per_node": self.ranks_per_node,
-            "nic_per_node": self.nic_per_node,
-            "intra_alpha_s": self.intra.alpha if self.intra else nan,
-            "intra_beta_s_per_byte": self.intra.beta if self.intra else nan,
-            "description": self.description,
-            "source": self.source,
-        }

@@ -406,3 +406,31 @@ def _occupancy(label: str, stream: Points) -> tuple[float, float]:
 def load_fabric(path: str | Path) -> Fabric:
     """A fabric as the `fabric` rule wrote it (results/fabrics/{name}.json)."""
     return Fabric.from_dict(json.loads(Path(path).read_text()))
+
+
+def fabric_row(fabric: Fabric) -> dict[str, Any]:
+    """A fabric as one flat row of results/tables/fabrics.csv."""
+    fit, nan = fabric.link.fit, math.nan
+    return {
+        "fabric": fabric.name,
+        "kind": fabric.kind,
+        "alpha_s": fabric.alpha,
+        "beta_s_per_byte": fabric.beta,
+        "bandwidth_GBps": 1e-9 / fabric.beta,
+        "alpha_ci_low": fit.alpha_ci[0] if fit else nan,
+        "alpha_ci_high": fit.alpha_ci[1] if fit else nan,
+        "beta_ci_low": fit.beta_ci[0] if fit else nan,
+        "beta_ci_high": fit.beta_ci[1] if fit else nan,
+        "r_squared": fit.r_squared if fit else nan,
+        "max_rel_residual": fit.max_rel_residual if fit else nan,
+        "rel_error_smallest": fit.rel_error_smallest if fit else nan,
+        "rel_error_largest": fit.rel_error_largest if fit else nan,
+        "points": fit.points if fit else 0,
+        "gamma_s_per_element": fabric.gamma,
+        "ranks_per_node": fabric.ranks_per_node,
+        "nic_per_node": fabric.nic_per_node,
+        "intra_alpha_s": fabric.intra.alpha if fabric.intra else nan,
+        "intra_beta_s_per_byte": fabric.intra.beta if fabric.intra else nan,
+        "description": fabric.description,
+        "source": fabric.source,
+    }

@@ -21,7 +21,6 @@ import pandas as pd
 
 from .. import registry
 from ..model import ladder
-from ..model.cost import SEED_PAIR
 from ..model.crossing import takes_over
 from ..model.fabric import Fabric, LinkClass
 from ..model.fit import Points
@@ -30,6 +29,7 @@ from ..model.replay import Cores
 from ..transport.dry import dry_trace
 from ..transport.trace import Trace
 from .fabrics import fitted_link, read_osu_latency
+from .question import SEED_PAIR
 
 # The exchange link carries the ranks' sharing of the machine; each rank's own work (its
 # send's and receive's copies, its reductions) then takes turns on its own core.

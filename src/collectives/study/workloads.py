@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..model.cost import SEED_PAIR
 from ..model.crossing import interpolate
+from .question import SEED_PAIR
 
 DDP_BUCKET_BYTES = 25 * 2**20  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
 COLUMNS = [

@@ -14,7 +14,8 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from ...model.cost import SEED_PAIR, among, ranges
+from ...model.cost import among, ranges
+from ..question import SEED_PAIR
 from ..units import format_bytes
 from .style import (
     GUIDE,
