@@ -1,9 +1,11 @@
-"""The one registry of algorithm facts: implementation, theory, label, style, MPICH name.
+"""The one registry of algorithm facts: implementation, theory, label, style, parameters.
 
 Every place that needs a fact about an algorithm reads it here, so adding an algorithm is
 one module in collectives.algorithms, one closed form in collectives.model.theory and one
-entry below. The textbook cost is read from the Cost: line of the algorithm's docstring
-(terms of docs/glossary.md: latency α, bandwidth nβ with n = M·s bytes, reduction Mγ).
+entry below. What each MPI library calls an algorithm is that library's own fact
+(collectives.run.libraries: one module per library). The textbook cost is read from the
+Cost: line of the algorithm's docstring (terms of docs/glossary.md: latency α, bandwidth
+nβ with n = M·s bytes, reduction Mγ).
 """
 
 from __future__ import annotations
@@ -56,9 +58,6 @@ class Algorithm:
     theory: Callable[..., Counts]  # (N, M, s, *parameters) -> the exact counts
     label: str
     style: Style
-    mpich: tuple[str, dict[str, Any]] | None = None  # MPICH's algorithm and its parameters
-    open_mpi: int | None = None  # coll_tuned's allreduce algorithm number
-    intel_mpi: int | None = None  # the I_MPI_ADJUST_ALLREDUCE algorithm id
     parameters: tuple[str, ...] = field(default=())  # keyword arguments of allreduce
     # On nodes of G ranks: (N, M, s, G) -> per link class (intra, inter) the exact counts.
     theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
@@ -113,37 +112,26 @@ ALGORITHMS: dict[str, Algorithm] = {
     for entry in (
         Algorithm(
             "naive", naive.allreduce, theory.naive, "naive (gather + broadcast)",
-            Style(0, "o", "-"), open_mpi=1,
+            Style(0, "o", "-"),
         ),
         Algorithm(
             "ring", ring.allreduce, theory.ring, "ring", Style(1, "s", "--"),
-            mpich=("MPIR_Allreduce_intra_ring", {}), open_mpi=4, intel_mpi=8,
         ),
         Algorithm(
             "recursive_doubling", recursive_doubling.allreduce, theory.recursive_doubling,
             "recursive doubling", Style(2, "D", "-."),
-            mpich=("MPIR_Allreduce_intra_recursive_doubling", {}), open_mpi=3, intel_mpi=1,
         ),
         Algorithm(
             "rabenseifner", rabenseifner.allreduce, theory.rabenseifner, "Rabenseifner",
-            Style(4, "^", ":"), mpich=("MPIR_Allreduce_intra_reduce_scatter_allgather", {}),
-            open_mpi=6, intel_mpi=2,
+            Style(4, "^", ":"),
         ),
-        # MPICH's k-nomial tree with k = 2; csel reads every parameter with atoi: tree_type 1
-        # is MPIR_TREE_TYPE_KNOMIAL_1, chunk_size 0 and buffer_per_child 0 its defaults.
         Algorithm(
             "binomial_tree", binomial_tree.allreduce, theory.binomial_tree, "binomial tree",
             Style(5, "v", (0, (5, 1, 1, 1))),
-            mpich=(
-                "MPIR_Allreduce_intra_tree",
-                {"tree_type": 1, "k": 2, "chunk_size": 0, "buffer_per_child": 0},
-            ),
         ),
-        # MPICH's node-aware "smp" composition has the same three phases (intra-node reduce,
-        # inter-node all-reduce, intra-node broadcast).
         Algorithm(
             "hierarchical", hierarchical.allreduce, theory.hierarchical, "hierarchical",
-            Style(7, "P", (0, (3, 1, 1, 1, 1, 1))), mpich=("MPIR_Allreduce_intra_smp", {}),
+            Style(7, "P", (0, (3, 1, 1, 1, 1, 1))),
             parameters=("ranks_per_node",), theory_by_class=theory.hierarchical_by_class,
         ),
     )

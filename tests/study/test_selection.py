@@ -11,7 +11,7 @@ import pytest
 from collectives import registry
 from collectives.model import cost
 from collectives.run.files import write_json
-from collectives.run.libraries import common_algorithms
+from collectives.run.libraries import common_algorithms, impi, mpich, openmpi
 from collectives.study import markdown, selection
 from tests.support.exports import read_intel_mpi_script, read_mpich_json, read_open_mpi_rules
 from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID
@@ -72,8 +72,13 @@ def test_the_crossover_at_eight_ranks_is_the_closed_form(table):
         assert abs(first.max_bytes - 2.4 * fabric.alpha_s / fabric.beta_s_per_byte) <= 1
 
 
+def mpich_json(rows: pd.DataFrame, tree: dict) -> dict:
+    """A selection as the MPICH file the pipeline exports, read back."""
+    return json.loads(selection.export("mpich", rows, tree))
+
+
 def test_the_mpich_json_has_mpich_s_shape(table):
-    data = selection.mpich_json(table[table.fabric == "slow-latency"], DEFAULT_TREE)
+    data = mpich_json(table[table.fabric == "slow-latency"], DEFAULT_TREE)
     assert data["collective=bcast"] == DEFAULT_TREE["collective=bcast"]  # kept: complete
     allreduce = data["collective=allreduce"]
     assert allreduce["comm_type=inter"] == DEFAULT_TREE["collective=allreduce"]["comm_type=inter"]
@@ -99,7 +104,7 @@ def test_parameters_become_keys_that_mpich_reads_with_atoi():
         {"fabric": "f", "ranks": [4, 4], "min_bytes": [0, 65], "max_bytes": [64, None],
          "algorithm": ["binomial_tree", "hierarchical-G2"]}
     ).astype({"max_bytes": "Int64"})  # fmt: skip
-    tree = selection.mpich_json(rows, DEFAULT_TREE)
+    tree = mpich_json(rows, DEFAULT_TREE)
     messages = tree["collective=allreduce"]["comm_type=intra"]["comm_size<=4"]
     assert messages == {
         "avg_msg_size<=64": {
@@ -120,10 +125,12 @@ def test_parameters_become_keys_that_mpich_reads_with_atoi():
 def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
     for fabric in GIVEN_FABRICS.fabric:
         path = tmp_path / f"{fabric}.json"
-        write_json(path, selection.mpich_json(table[table.fabric == fabric], DEFAULT_TREE))
+        write_json(path, mpich_json(table[table.fabric == fabric], DEFAULT_TREE))
         back = read_mpich_json(json.loads(path.read_text()))
         expected = table[table.fabric == fabric].drop(columns=["fabric"])
-        expected["algorithm"] = expected.algorithm.map(lambda a: registry.get(a).mpich[0])
+        expected["algorithm"] = expected.algorithm.map(
+            lambda a: mpich.FUNCTION.format(mpich.ALGORITHMS[registry.parse_variant(a)[0]])
+        )
         expected = expected.rename(columns={"algorithm": "mpich_algorithm"})
         pd.testing.assert_frame_equal(
             back.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False
@@ -134,9 +141,9 @@ def test_the_open_mpi_rules_round_trip(table):
     """Per communicator size, from each range's first byte, the algorithm's number."""
     for fabric in GIVEN_FABRICS.fabric:
         rows = table[table.fabric == fabric]
-        back = read_open_mpi_rules(selection.open_mpi_rules(rows))
+        back = read_open_mpi_rules(selection.export("openmpi", rows, None))
         expected = [
-            (r.ranks, r.min_bytes, registry.get(r.algorithm).open_mpi) for r in rows.itertuples()
+            (r.ranks, r.min_bytes, int(openmpi.ALGORITHMS[r.algorithm])) for r in rows.itertuples()
         ]
         assert list(back.itertuples(index=False, name=None)) == expected
 
@@ -144,12 +151,12 @@ def test_the_open_mpi_rules_round_trip(table):
 def test_the_intel_mpi_script_sets_each_n_s_rules(table, tmp_path):
     rows = table[table.fabric == "slow-latency"]
     path = tmp_path / "impi.sh"
-    path.write_text(selection.intel_mpi_script(rows))
+    path.write_text(selection.export("impi", rows, None))
     for ranks, group in rows.groupby("ranks"):
         value = read_intel_mpi_script(str(path), ranks)
         expected = ";".join(
-            f"{registry.get(r.algorithm).intel_mpi}:{r.min_bytes}-"
-            f"{selection.INTEL_MPI_ANY if pd.isna(r.max_bytes) else r.max_bytes}"
+            f"{impi.ALGORITHMS[r.algorithm]}:{r.min_bytes}-"
+            f"{impi.ANY_SIZE if pd.isna(r.max_bytes) else r.max_bytes}"
             for r in group.itertuples()
         )
         assert value == expected

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from collectives import registry
-from collectives.model import ladder, libraries, theory
+from collectives.model import ladder, library_rules, theory
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.fit import Points
 from collectives.model.replay import replay
@@ -140,7 +140,7 @@ def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_the_intra_link(tm
     alpha, beta, sizes = 5e-7, 2e-10, [4 << k for k in range(0, 22, 3)]
     lines = ["# OSU MPI Allreduce Latency Test v5.7", "# Size       Avg Latency(us)"]
     for size in sizes:
-        algorithm = libraries.library_choice("openmpi-4.0", 8, size, 4)
+        algorithm = library_rules.library_choice("openmpi-4.0", 8, size, 4)
         counts = registry.get(algorithm).predict(8, size // 4, 4)
         lines.append(f"{size} {(counts.rounds * alpha + counts.bytes_critical * beta) * 1e6}")
     (tmp_path / "node.txt").write_text("\n".join(lines) + "\n")
@@ -151,7 +151,7 @@ def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_the_intra_link(tm
     assert (intra.alpha, intra.beta) == pytest.approx((alpha, beta), rel=1e-6)
     table = validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
                                               tmp_path)  # fmt: skip
-    expected = [libraries.library_choice("openmpi-4.0", 16, b, 4) for b in table.message_bytes]
+    expected = [library_rules.library_choice("openmpi-4.0", 16, b, 4) for b in table.message_bytes]
     assert list(table.algorithm) == expected and set(table.library) == {"openmpi-4.0"}
     assert (table.intra == "node log").all()
     assert (table.structure_s < table.alpha_beta_s).any()  # cheaper links inside the nodes

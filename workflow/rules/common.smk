@@ -21,7 +21,7 @@ try:
     )
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
-    from collectives.run.libraries import common_algorithms
+    from collectives.run.libraries import KINDS, common_algorithms
     from collectives.study.tuning import SETTINGS, force_setting
 except ImportError as exc:
     sys.exit(
@@ -73,7 +73,7 @@ wildcard_constraints:
     elements="[0-9]+",
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
     transport="queue|mpi",
-    library="mpich|openmpi|impi",
+    library="|".join(KINDS),
     setting="default|model|clock|force-[a-z_]+",
 
 
@@ -197,8 +197,11 @@ def figures(names):
 
 
 def selection_keys():
-    """Every (fabric, library) whose selection is exported, in model_selections() order."""
-    return [(fabric, library) for fabric in PLAN.fabrics for library in PLAN.libraries]
+    """Every (fabric, library) whose selection is exported, in model_selections() order:
+    sorted, so that reordering the config's fabrics changes no job's params."""
+    return sorted(
+        (fabric, library) for fabric in PLAN.fabrics for library in PLAN.libraries
+    )
 
 
 def model_selections():

@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 
 from .. import registry
-from ..model.libraries import RULES
+from ..model.library_rules import RULES
 from ..model.topology import Topology
-from ..run.libraries import common_algorithms
+from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
 from .grid import expand_axis
@@ -113,7 +113,9 @@ def validate_schema(config: dict[str, Any], schema: str | Path) -> None:
     first: a misspelt key is also the required one reported missing."""
     from jsonschema import Draft202012Validator, exceptions
 
-    errors = list(Draft202012Validator(read_yaml(schema)).iter_errors(config))
+    rules = read_yaml(schema)
+    rules["properties"]["libraries"]["propertyNames"] = {"enum": list(KINDS)}  # one per module
+    errors = list(Draft202012Validator(rules).iter_errors(config))
     unknown = [error for error in errors if error.validator == "additionalProperties"]
     error = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else None
     error = error or exceptions.best_match(errors)
@@ -188,9 +190,9 @@ def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:
     for name, entry in libraries.items():
         if "package" in entry and "prefix" in entry:
             raise ConfigError(f"libraries.{name}: give a package or a prefix, not both")
-        if name != "mpich" and not entry:
+        if not entry and not KINDS[name].bundled:
             raise ConfigError(f"libraries.{name}: give a package to install or a prefix")
-        if name == "mpich" and not entry:
+        if not entry:
             _need_mpi(f"libraries.{name}")
     if libraries and "mpich" not in libraries:
         raise ConfigError("libraries: mpich is needed (its exports keep its own tree)")

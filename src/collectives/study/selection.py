@@ -8,8 +8,6 @@ Open MPI ship.
 
 from __future__ import annotations
 
-import copy
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +18,7 @@ import pandas as pd
 
 from .. import registry
 from ..model import cost
-from ..model.libraries import (
+from ..model.library_rules import (
     INF,
     MPICH_SHORT_MSG_SIZE,
     OPEN_MPI,
@@ -68,94 +66,10 @@ def _by_ranks(selection: pd.DataFrame):
         )
 
 
-MPICH_FALLBACK = "MPIR_Allreduce_intra_recursive_doubling"  # runs for any op and count
-
-
-def _mpich_leaf(algorithm: str) -> dict[str, Any]:
-    """One algorithm as an MPICH leaf, guarded as MPICH's own tree guards it where it
-    cannot run, with recursive doubling taking over: the ring and the node-aware (smp)
-    scheme need a commutative operation, smp a communicator with a node hierarchy too,
-    Rabenseifner a built-in operation and at least 2^⌊log₂N⌋ elements."""
-    name, parameters = registry.get(algorithm).mpich
-    leaf = {f"algorithm={name}": {f"{k}={v}": {} for k, v in parameters.items()}}
-    fallback = {f"algorithm={MPICH_FALLBACK}": {}}
-    base = registry.parse_variant(algorithm)[0]
-    if base == "rabenseifner":
-        return {"is_op_built_in=yes": {"count<pow2": fallback, "count=any": leaf},
-                "is_op_built_in=no": fallback}  # fmt: skip
-    if base in ("ring", "hierarchical"):
-        leaf = {"is_commutative=yes": leaf, "is_commutative=no": fallback}
-    if base == "hierarchical":
-        return {"comm_hierarchy=parent": leaf, "comm_hierarchy=any": fallback}
-    return leaf
-
-
-def mpich_json(selection: pd.DataFrame, default_tree: dict[str, Any]) -> dict[str, Any]:
-    """One fabric's selection as a complete MPICH selection file: the installed MPICH's own
-    tree (default_tree, every collective) with the intra-communicator allreduce replaced by
-    comm_size<=N (each grid N; comm_size=any for larger) / avg_msg_size<=B ... =any."""
-    by_size: dict[str, Any] = {}
-    for ranks, ranges in _by_ranks(selection):
-        by_size[f"comm_size<={ranks}"] = {
-            ("avg_msg_size=any" if high is None else f"avg_msg_size<={high}"): _mpich_leaf(name)
-            for _, high, name in ranges
-        }
-    if by_size:
-        by_size["comm_size=any"] = by_size[list(by_size)[-1]]
-    tree = copy.deepcopy(default_tree)
-    tree["collective=allreduce"] = {**tree["collective=allreduce"], "comm_type=intra": by_size}
-    return tree
-
-
-def open_mpi_rules(selection: pd.DataFrame) -> str:
-    """One fabric's selection as Open MPI's coll_tuned dynamic-rules file (format 1): per
-    communicator size (each rule holds from that size up to the next), per message size
-    from which it holds, the algorithm number, fan-in/out 0 and segment size 0."""
-    blocks = list(_by_ranks(selection))
-    lines = ["1  # collectives described", f"{ALLREDUCE_ID}  # allreduce",
-             f"{len(blocks)}  # communicator sizes"]  # fmt: skip
-    for ranks, ranges in blocks:
-        lines += [f"{ranks}  # communicator size", f"{len(ranges)}  # message sizes"]
-        for low, _, name in ranges:
-            number = KINDS["openmpi"].algorithm_id(name)
-            lines.append(f"{0 if low == ranges[0][0] else low} {number} 0 0  # {name}")
-    return "\n".join(lines) + "\n"
-
-
-ALLREDUCE_ID = 2  # Open MPI's COLLTYPE number of allreduce
-
-
-def intel_mpi_script(selection: pd.DataFrame) -> str:
-    """One fabric's selection for Intel MPI: a POSIX shell snippet that sets
-    I_MPI_ADJUST_ALLREDUCE ("algorithm:low-high bytes;...") for a job of $N ranks. Intel
-    MPI 2021 ignores message sizes in rules that also name rank counts, so the rank count
-    picks a rule set here: each N's from N up to the next N."""
-    blocks = list(_by_ranks(selection))
-    lines = [
-        "# I_MPI_ADJUST_ALLREDUCE for a job of N ranks: N=8 . ./this-file (sets and exports it)",
-        ': "${N:?set N to the number of ranks}"',
-    ]
-    for index, (ranks, ranges) in enumerate(reversed(blocks)):
-        rules = ";".join(
-            f"{KINDS['impi'].algorithm_id(name)}:"
-            f"{0 if low == ranges[0][0] else low}-{INTEL_MPI_ANY if high is None else high}"
-            for low, high, name in ranges
-        )
-        test = "if" if index == 0 else "elif"
-        lines.append(f'{test} [ "$N" -ge {ranks} ]; then I_MPI_ADJUST_ALLREDUCE="{rules}"')
-    lines += ["fi", "export I_MPI_ADJUST_ALLREDUCE"]
-    return "\n".join(lines) + "\n"
-
-
-INTEL_MPI_ANY = 2**31 - 1  # the largest message size Intel MPI's ranges take
-
-
 def export(library: str, selection: pd.DataFrame, mpich_tree: dict[str, Any] | None) -> str:
-    """One fabric's selection in the file `library` loads (KINDS[library].selection_suffix);
-    MPICH's keeps the installed MPICH's tree (mpich_tree) for everything else."""
-    if library == "mpich":
-        return json.dumps(mpich_json(selection, mpich_tree or {}), indent=1) + "\n"
-    return open_mpi_rules(selection) if library == "openmpi" else intel_mpi_script(selection)
+    """One fabric's selection in the file `library` loads (its module's exporter); MPICH's
+    keeps the installed MPICH's tree (mpich_tree) for everything else."""
+    return KINDS[library].export(list(_by_ranks(selection)), mpich_tree)
 
 
 REASONS = {

@@ -135,9 +135,9 @@ def tuned_vs_default(
 
 def _obeyed(library: str, named: str | None, seen: list[str]) -> bool | None:
     """Whether the probe saw the named algorithm; None where it cannot tell: no signature
-    at this size, or MPICH's Rabenseifner (built-in operations only: the probe's sum takes
-    the file's other branch)."""
-    if not seen or named is None or (library, named) == ("mpich", "rabenseifner"):
+    at this size, or an algorithm the library runs only where the probe's sum is not
+    (its module's `unobservable`: MPICH's Rabenseifner, for built-in operations only)."""
+    if not seen or named is None or named in KINDS[library].unobservable:
         return None
     return named in seen
 

@@ -24,7 +24,7 @@ from ..model import ladder
 from ..model.crossing import takes_over
 from ..model.fabric import Fabric, LinkClass
 from ..model.fit import Points
-from ..model.libraries import library_choice
+from ..model.library_rules import library_choice
 from ..model.replay import Cores
 from ..transport.dry import dry_trace
 from ..transport.trace import Trace

@@ -21,24 +21,22 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ... import registry
 from ...run.files import write_atomic
+from ...run.libraries import KINDS
 from ..units import format_bytes, format_seconds
 
-# The library all-reduces timed beside ours: how they are named and drawn.
-# MPI_Allreduce runs in our mpi transport's own processes (MPICH), and in launches of its
-# own for every configured library (MPI_Allreduce-{library}).
+# The library all-reduces timed beside ours: how they are named and drawn. MPI_Allreduce
+# runs in our mpi transport's own processes (MPICH), and in launches of its own for every
+# configured library (MPI_Allreduce-{library}, drawn as that library's module says).
 LIBRARY_LABELS = {
     "MPI_Allreduce": "MPI_Allreduce (MPICH, in our ranks)",
-    "MPI_Allreduce-mpich": "MPI_Allreduce (MPICH)",
-    "MPI_Allreduce-openmpi": "MPI_Allreduce (Open MPI)",
-    "MPI_Allreduce-impi": "MPI_Allreduce (Intel MPI)", "gloo": "Gloo (torch.distributed)",
-}  # fmt: skip
-
-
+    **{f"MPI_Allreduce-{name}": f"MPI_Allreduce ({kind.title})" for name, kind in KINDS.items()},
+    "gloo": "Gloo (torch.distributed)",
+}
 LIBRARY_STYLE = {
-    "MPI_Allreduce": ("0.5", "--"), "MPI_Allreduce-mpich": ("black", "--"),
-    "MPI_Allreduce-openmpi": ("black", ":"), "MPI_Allreduce-impi": ("0.3", (0, (6, 2, 1, 2, 1, 2))),
+    "MPI_Allreduce": ("0.5", "--"),
+    **{f"MPI_Allreduce-{name}": kind.style for name, kind in KINDS.items()},
     "gloo": ("0.55", "-."),
-}  # fmt: skip
+}
 
 
 # seaborn's colourblind-safe palette; each algorithm's colour index is in the registry.

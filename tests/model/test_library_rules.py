@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.model import libraries
+from collectives.model import library_rules
 
 
 @pytest.mark.parametrize(
@@ -19,7 +19,7 @@ from collectives.model import libraries
     ],
 )
 def test_mpich_classic_rule(ranks, nbytes, itemsize, expected):
-    assert libraries.mpich_classic(ranks, nbytes, itemsize) == expected
+    assert library_rules.mpich_classic(ranks, nbytes, itemsize) == expected
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,7 @@ def test_mpich_classic_rule(ranks, nbytes, itemsize, expected):
 )  # fmt: skip
 def test_open_mpi_fixed_rule(ranks, nbytes, expected):
     """Spot checks of coll_tuned_decision_fixed.c (commutative allreduce), at the edges."""
-    assert libraries.open_mpi_fixed(ranks, nbytes) == expected
+    assert library_rules.open_mpi_fixed(ranks, nbytes) == expected
 
 
 @pytest.mark.parametrize(
@@ -51,14 +51,14 @@ def test_open_mpi_fixed_rule(ranks, nbytes, expected):
     ],
 )
 def test_open_mpi_4_0_rule(ranks, nbytes, itemsize, expected):
-    assert libraries.open_mpi_4_0(ranks, nbytes, itemsize) == expected
+    assert library_rules.open_mpi_4_0(ranks, nbytes, itemsize) == expected
 
 
 def test_library_choice_speaks_our_names():
-    assert libraries.library_choice("openmpi-4.0", 16, 1 << 25, 4) == "ring"
-    assert libraries.library_choice("openmpi-4.1", 128, 1000, 4) == "binomial_tree"
-    assert libraries.library_choice("openmpi-4.1", 16, 8, 4) == "recursive_doubling"  # 2 < N
-    assert libraries.library_choice("openmpi-4.1", 64, 1 << 20, 4) == "rabenseifner"
-    assert libraries.library_choice("mpich-classic", 8, 8, 8) == "recursive_doubling"
+    assert library_rules.library_choice("openmpi-4.0", 16, 1 << 25, 4) == "ring"
+    assert library_rules.library_choice("openmpi-4.1", 128, 1000, 4) == "binomial_tree"
+    assert library_rules.library_choice("openmpi-4.1", 16, 8, 4) == "recursive_doubling"  # 2 < N
+    assert library_rules.library_choice("openmpi-4.1", 64, 1 << 20, 4) == "rabenseifner"
+    assert library_rules.library_choice("mpich-classic", 8, 8, 8) == "recursive_doubling"
     with pytest.raises(KeyError, match=r"known: openmpi-4\.0"):
-        libraries.library_choice("lam-6.5", 8, 8, 8)
+        library_rules.library_choice("lam-6.5", 8, 8, 8)

@@ -1,6 +1,7 @@
 """MPI libraries on this machine: where each is, how to launch it, and how to steer it.
 
-Three libraries are known: MPICH, Open MPI and Intel MPI. Each is a prefix holding its
+Three libraries are known, one module each (mpich, openmpi, impi: their names for our
+algorithms, their steering variables, their selection files). Each is a prefix holding its
 `mpiexec` and its `libmpi`; mpi4py runs over any of them (MPI4PY_LIBMPI names the one), so
 one Python environment times all three. A library is steered through its own variables:
 one to force an all-reduce algorithm for every size, one set to load a selection file.
@@ -22,79 +23,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import registry
+from . import impi, mpich, openmpi
+from .kind import Kind, LibraryError
+
+__all__ = [
+    "KINDS", "Kind", "Library", "LibraryError", "common_algorithms", "install", "load", "locate",
+    "mpich_default_selection", "mpich_tree_of", "short_version", "steering",
+]  # fmt: skip
 
 SHM = Path("/dev/shm")
 
 
-class LibraryError(RuntimeError):
-    """A library that cannot be installed, found or started."""
-
-
-@dataclass(frozen=True)
-class Kind:
-    """What differs between the libraries: files, launcher flags, steering variables."""
-
-    name: str  # the config key: mpich, openmpi, impi
-    title: str  # as people write it
-    libmpi: str  # under the prefix
-    launch_environment: tuple[tuple[str, str], ...]  # always set for its jobs
-    selection_suffix: str  # the file its selection is exported to
-
-    def algorithm_id(self, algorithm: str) -> str | None:
-        """The library's own name (or number) for one of our algorithms; None if it has none."""
-        entry = registry.get(algorithm)
-        if self.name == "mpich":
-            return entry.mpich[0].removeprefix("MPIR_Allreduce_intra_") if entry.mpich else None
-        number = entry.open_mpi if self.name == "openmpi" else entry.intel_mpi
-        return None if number is None else str(number)
-
-    def forcing(self, algorithm: str) -> dict[str, str]:
-        """The variables that make MPI_Allreduce run `algorithm` at every size."""
-        name = self.algorithm_id(algorithm)
-        if name is None:
-            raise LibraryError(f"{self.title} has no {algorithm} all-reduce")
-        if self.name == "mpich":
-            return {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": name, **MPICH_REACH_MPIR}
-        if self.name == "openmpi":
-            return {**OPEN_MPI_TUNED, "OMPI_MCA_coll_tuned_allreduce_algorithm": name}
-        return {"I_MPI_ADJUST_ALLREDUCE": name}
-
-    def loading(self, selection: Path, ranks: int) -> dict[str, str]:
-        """The variables that make MPI_Allreduce on `ranks` ranks follow an exported
-        selection file."""
-        path = str(Path(selection).resolve())
-        if self.name == "mpich":
-            return {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path, **MPICH_REACH_MPIR}
-        if self.name == "openmpi":
-            return {**OPEN_MPI_TUNED, "OMPI_MCA_coll_tuned_dynamic_rules_filename": path}
-        return {"I_MPI_ADJUST_ALLREDUCE": _sourced(path, ranks, "I_MPI_ADJUST_ALLREDUCE")}
-
-
-# MPICH's device layer (ch4) would hand a single-node all-reduce to its shared-memory
-# algorithms before the MPIR selection is consulted: keep allreduce at the MPIR layer.
-MPICH_REACH_MPIR = {"MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE": "0"}
-# Open MPI: coll/tuned reads dynamic rules only when asked, and only if it, not coll/han
-# (node-aware, priority 35 over tuned's 30), takes the communicator's allreduce.
-OPEN_MPI_TUNED = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll": "^han"}
-
-KINDS = {
-    kind.name: kind
-    for kind in (
-        Kind("mpich", "MPICH", "lib/libmpi.so.12", (), "json"),
-        Kind(
-            "openmpi", "Open MPI", "lib/libmpi.so.40",
-            (("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe"),
-             ("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
-             # probing libfabric's providers costs ~1 s per start and serves no job on
-             # one node (the ranks talk over btl/sm); selection is unchanged without it
-             ("OMPI_MCA_btl", "^ofi")),
-            "rules",
-        ),
-        Kind("impi", "Intel MPI", "lib/libmpi.so.12",
-             (("I_MPI_FABRICS", "shm"),), "sh"),
-    )
-}  # fmt: skip
+# The libraries this project knows, one module each: adding one is a module beside these.
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (mpich.KIND, openmpi.KIND, impi.KIND)}
 
 
 def common_algorithms(algorithms: Sequence[str], libraries: Sequence[str]) -> list[str]:
@@ -141,8 +82,8 @@ class Library:
         (Open MPI 5 leaves its segments behind in /dev/shm)."""
         scratch = tempfile.mkdtemp(prefix="collectives-mpi-", dir=SHM if SHM.is_dir() else None)
         env = self.environment(steering)
-        if self.kind == "openmpi":
-            env["OMPI_MCA_btl_sm_backing_directory"] = scratch
+        if self.facts.scratch_variable:
+            env[self.facts.scratch_variable] = scratch
         try:
             return subprocess.run([str(self.launcher), "-n", str(ranks), *argv], env=env,
                                   **options)  # fmt: skip
@@ -182,17 +123,6 @@ def load(path: Path | str) -> Library:
     if library.kind not in KINDS:
         raise LibraryError(f"{path}: unknown library kind {library.kind!r}")
     return library
-
-
-def _sourced(script: str, ranks: int, variable: str) -> str:
-    """The value a shell snippet gives `variable` for N = ranks (Intel MPI's selection)."""
-    result = subprocess.run(
-        ["sh", "-c", f'. "$0" >/dev/null && printf %s "${variable}"', script],
-        env={**os.environ, "N": str(ranks)}, capture_output=True, text=True,
-    )  # fmt: skip
-    if result.returncode != 0 or not result.stdout:
-        raise LibraryError(f"{script}: sets no {variable} for N={ranks}")
-    return result.stdout
 
 
 def locate(kind: str, prefix: str | Path | None = None) -> Library:

@@ -1,0 +1,58 @@
+"""What one MPI library is to this project: its files and launcher settings, its names for
+our algorithms, the variables that steer its MPI_Allreduce, and the selection file it
+loads. Each library is one module beside this one, holding one Kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ... import registry
+
+
+class LibraryError(RuntimeError):
+    """A library that cannot be installed, found or started, or lacks an algorithm."""
+
+
+# A selection by communicator size: (N, [(min_bytes, max_bytes or None, algorithm), ...]),
+# in order of N and of size; each N's rule holds from that N up to the next.
+Ranges = list[tuple[int, list[tuple[int, int | None, str]]]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One MPI library's facts and steering."""
+
+    name: str  # the config key and the `library=` wildcard: mpich, openmpi, impi
+    title: str  # as people write it
+    libmpi: str  # under the prefix
+    launch_environment: tuple[tuple[str, str], ...]  # always set for its jobs
+    selection_suffix: str  # the file its selection is exported to
+    algorithms: Mapping[str, str]  # our algorithm -> the library's name or number for it
+    force: Callable[[str], dict[str, str]]  # its id -> the variables forcing it at any size
+    load: Callable[[str, int], dict[str, str]]  # selection file, ranks -> the variables
+    export: Callable[[Ranges, dict[str, Any] | None], str]  # a selection -> the file's text
+    style: tuple[str, Any] = ("black", "--")  # its MPI_Allreduce's line: grey shade, dashes
+    bundled: bool = False  # the pipeline's own environment has it (the pipeline extra)
+    scratch_variable: str | None = None  # names a run's own directory for its segments
+    # algorithms a probe with a user-defined sum cannot see it run (it takes another branch)
+    unobservable: frozenset[str] = field(default_factory=frozenset)
+
+    def algorithm_id(self, algorithm: str) -> str | None:
+        """The library's own name (or number) for one of our algorithms (a variant such as
+        hierarchical-G8 names its algorithm); None if it has none."""
+        return self.algorithms.get(registry.parse_variant(algorithm)[0])
+
+    def forcing(self, algorithm: str) -> dict[str, str]:
+        """The variables that make MPI_Allreduce run `algorithm` at every size."""
+        name = self.algorithm_id(algorithm)
+        if name is None:
+            raise LibraryError(f"{self.title} has no {algorithm} all-reduce")
+        return self.force(name)
+
+    def loading(self, selection: Path, ranks: int) -> dict[str, str]:
+        """The variables that make MPI_Allreduce on `ranks` ranks follow an exported
+        selection file."""
+        return self.load(str(Path(selection).resolve()), ranks)
