@@ -53,7 +53,7 @@ def test_a_registered_algorithm_reaches_every_table_and_figure(with_dummy, tmp_p
     names = ["ring", "recursive_doubling", "dummy"]
     plan = check(
         {"algorithms": names, "ranks": [2, 4], "elements": [1, 64, 4096], "dtypes": ["float64"],
-         "fabrics": {"slow": {"alpha": 1e-5, "beta": 1e-9}}, "figures": {"dtype": "float64"}},
+         "fabrics": {"slow": {"alpha": 1e-5, "beta": 1e-9}}, "dtype": "float64", "figures": {}},
         tmp_path,
     )  # fmt: skip
     assert plan.algorithms == names

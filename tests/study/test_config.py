@@ -126,14 +126,17 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["wallclock"].update(peers=["nccl"]),
          "wallclock.peers[0]: 'nccl' is not one of mpi, gloo"),
         (lambda c: c.update(sed=1), "sed: unknown key; did you mean seed? valid: algorithms, "
-         "ranks, ranks_per_node, elements, dtypes, seed, data, timeout, fabrics, workloads, "
+         "ranks, ranks_per_node, elements, dtypes, dtype, seed, data, timeout, fabrics, workloads, "
          "libraries, wallclock, figures"),
+        (lambda c: c["figures"].update(dtype="float64"), "figures.dtype: moved to the top-level "
+         "key dtype (the one dtype the figures, the workloads, the selections and the timed runs "
+         "use)"),
         (lambda c: c.update(zzz=1), "zzz: unknown key; valid: algorithms, ranks, ranks_per_node, "
-         "elements, dtypes, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
+         "elements, dtypes, dtype, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
          "figures"),
         # a misspelt required key: the unknown key is named, not the required one as missing
         (lambda c: c.update(rank=c.pop("ranks")), "rank: unknown key; did you mean ranks? "
-         "valid: algorithms, ranks, ranks_per_node, elements, dtypes, seed, data, timeout, "
+         "valid: algorithms, ranks, ranks_per_node, elements, dtypes, dtype, seed, data, timeout, "
          "fabrics, workloads, libraries, wallclock, figures"),
         (lambda c: c["fabrics"]["nvlink"].update(alpah=1),
          "fabrics.nvlink.alpah: unknown key; did you mean alpha? valid: alpha, beta, bandwidth, "
@@ -289,3 +292,15 @@ def test_odd_but_readable_files_are_read_and_rough_fits_warned(tmp_path):
     config["fabrics"]["utf16"]["max_fit_error"] = 0.7
     assert len(check(config, REPO).warnings) == 1  # accepted: no word about it
     assert check(CONFIG, REPO).warnings == []  # the shipped config accepts its rough fits
+
+
+def test_the_one_dtype_is_one_of_the_grid_s():
+    assert check(CONFIG, REPO).dtype == "float64"
+    config = copy.deepcopy(CONFIG)
+    del config["dtype"]
+    config["dtypes"] = ["float32", "float64"]
+    assert check(config, REPO).dtype == "float32"  # the first, without the key
+    config["dtype"] = "int32"
+    with pytest.raises(ConfigError) as caught:
+        check(config, REPO)
+    assert str(caught.value) == "dtype: int32 is not one of dtypes ['float32', 'float64']"

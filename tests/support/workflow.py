@@ -34,7 +34,7 @@ TINY_CONFIG = {
     "elements": [1024],
     "dtypes": ["float64"],
     "fabrics": {"infiniband": {"alpha": 2.6e-6, "beta": 1.05e-10}},
-    "figures": {"dtype": "float64", "crossover_ranks": 8, "counts_elements": 1024,
+    "dtype": "float64", "figures": {"crossover_ranks": 8, "counts_elements": 1024,
                 "hotspot": {"ranks": 8, "elements": 1024},
                 "headline": {"ranks": 8, "fabrics": ["infiniband"],
                              "algorithms": ["ring", "recursive_doubling"]}},

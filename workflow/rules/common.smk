@@ -58,11 +58,8 @@ FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
 STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
                 "crossover.csv", "cost_model.md", "workloads.csv", "selection.csv",
                 "selection_vs_libraries.md"]  # fmt: skip
-STUDY_FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
-                 "structure", "workloads"]  # fmt: skip
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
-WALLCLOCK_FIGURES = ["wallclock", "validation"]
 TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]
 
 
@@ -188,6 +185,11 @@ def figure_outputs(name, category):
     }
 
 
+def section_figures(section):
+    """The figures of one section of the table of figures (figures.smk)."""
+    return [name for name, row in FIGURES.items() if row["section"] == section]
+
+
 def figures(names):
     return [
         paths.FIGURE.format(figure=f, ext=ext)
@@ -214,7 +216,7 @@ def study_outputs():
     return (
         [paths.table(name) for name in STUDY_TABLES]
         + model_selections()
-        + figures(STUDY_FIGURES)
+        + figures(section_figures("study"))
     )
 
 
@@ -270,10 +272,12 @@ def wallclock_outputs():
         return []
     tuning = []
     if PLAN.libraries:
-        tuning = [paths.table(t) for t in TUNING_TABLES] + figures(["tuned_vs_default"])
+        tuning = [paths.table(t) for t in TUNING_TABLES] + figures(
+            section_figures("tuning")
+        )
     return (
         [paths.table(name) for name in WALLCLOCK_TABLES]
-        + figures(WALLCLOCK_FIGURES)
+        + figures(section_figures("wallclock"))
         + tuning
     )
 

@@ -54,7 +54,7 @@ rule workloads:
         ENV
     params:
         workloads=json.dumps(config.get("workloads", {})),
-        dtype=config["figures"]["dtype"],
+        dtype=PLAN.dtype,
         algorithms=PLAN.algorithms,
     script:
         "../scripts/workloads.py"
@@ -77,7 +77,7 @@ rule selection:
     conda:
         ENV
     params:
-        dtype=config["figures"]["dtype"],
+        dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),
         exports=selection_keys(),  # (fabric, library) of each file of output.exports
     script:

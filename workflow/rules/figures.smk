@@ -1,162 +1,160 @@
-# Stage 5, figures: PNG (in the report) and PDF of every figure of the study.
+# Stage 5, figures: every figure of the study from one table, one job each, drawn by one
+# script (PNG in the report with its caption workflow/report/{name}.rst, PDF, and the CSV
+# of what it plots). A new figure is its module in collectives/study/figures/, its caption,
+# and its row here: the section whose outputs it joins (study; wallclock and tuning, drawn
+# when the config has them), the module, the report's category, each input (how it is
+# read: a table, fabrics or run records; "after" only orders the job) and the draw()
+# parameters.
 
 
-rule figure_crossover:
-    input:
-        costs=paths.table("costs.csv"),
-        crossover=paths.table("crossover.csv"),
-    output:
-        **figure_outputs("crossover", "1. The crossover"),
-    log:
-        paths.log("figures/crossover"),
-    benchmark:
-        paths.benchmark("figure_crossover")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    params:
-        ranks=config["figures"]["headline"]["ranks"],
-        fabrics=config["figures"]["headline"]["fabrics"],
-        dtype=config["figures"]["dtype"],
-        algorithms=config["figures"]["headline"]["algorithms"],
-    script:
-        "../scripts/figure_crossover.py"
+def table(name):
+    """A table of results/tables/ as a figure input."""
+    return ("table", paths.table(name))
 
 
-rule figure_crossover_all:
-    input:
-        costs=paths.table("costs.csv"),
-        crossover=paths.table("crossover.csv"),
-    output:
-        **figure_outputs("crossover_all", "1. The crossover"),
-    log:
-        paths.log("figures/crossover_all"),
-    benchmark:
-        paths.benchmark("figure_crossover_all")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    params:
-        ranks=config["figures"]["crossover_ranks"],
-        fabrics=None,  # every fabric
-        dtype=config["figures"]["dtype"],
-        algorithms=PLAN.algorithms,
-    script:
-        "../scripts/figure_crossover.py"
-
-
-rule figure_phase:
-    input:
-        paths.table("costs.csv"),
-    output:
-        **figure_outputs("phase", "1. The crossover"),
-    log:
-        paths.log("figures/phase"),
-    benchmark:
-        paths.benchmark("figure_phase")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    params:
-        dtype=config["figures"]["dtype"],
-        algorithms=PLAN.algorithms,
-    script:
-        "../scripts/figure_phase.py"
-
-
-rule figure_counts:
-    input:
-        paths.table("measurements.csv"),
-    output:
-        **figure_outputs("counts", "2. The measured counts"),
-    log:
-        paths.log("figures/counts"),
-    benchmark:
-        paths.benchmark("figure_counts")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    params:
-        elements=config["figures"]["counts_elements"],
-        dtype=config["figures"]["dtype"],
-        algorithms=PLAN.algorithms,
-    script:
-        "../scripts/figure_counts.py"
-
-
-rule figure_hotspot:
-    input:
-        records=runs_at(
-            config["figures"]["hotspot"]["ranks"],
-            config["figures"]["hotspot"]["elements"],
-            config["figures"]["dtype"],
-        ),
-        checked=paths.table("measurements.csv"),  # after aggregate has checked them
-    output:
-        **figure_outputs("hotspot", "2. The measured counts"),
-    log:
-        paths.log("figures/hotspot"),
-    benchmark:
-        paths.benchmark("figure_hotspot")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    script:
-        "../scripts/figure_hotspot.py"
-
-
-rule figure_fabric_fits:
-    input:
+DTYPE = PLAN.dtype
+FIGURES = {
+    "crossover": {
+        "section": "study",
+        "module": "crossover",
+        "category": "1. The crossover",
+        "inputs": {"costs": table("costs.csv"), "crossover": table("crossover.csv")},
+        "params": {
+            "ranks": config["figures"]["headline"]["ranks"],
+            "fabrics": config["figures"]["headline"]["fabrics"],
+            "dtype": DTYPE,
+            "algorithms": config["figures"]["headline"]["algorithms"],
+        },
+    },
+    "crossover_all": {
+        "section": "study",
+        "module": "crossover",
+        "category": "1. The crossover",
+        "inputs": {"costs": table("costs.csv"), "crossover": table("crossover.csv")},
+        "params": {
+            "ranks": config["figures"]["crossover_ranks"],
+            "fabrics": None,  # every fabric
+            "dtype": DTYPE,
+            "algorithms": PLAN.algorithms,
+        },
+    },
+    "phase": {
+        "section": "study",
+        "module": "phase",
+        "category": "1. The crossover",
+        "inputs": {"costs": table("costs.csv")},
+        "params": {"dtype": DTYPE, "algorithms": PLAN.algorithms},
+    },
+    "counts": {
+        "section": "study",
+        "module": "counts",
+        "category": "2. The measured counts",
+        "inputs": {"measurements": table("measurements.csv")},
+        "params": {
+            "elements": config["figures"]["counts_elements"],
+            "dtype": DTYPE,
+            "algorithms": PLAN.algorithms,
+        },
+    },
+    "hotspot": {
+        "section": "study",
+        "module": "hotspot",
+        "category": "2. The measured counts",
+        "inputs": {
+            "records": (
+                "records",
+                runs_at(
+                    config["figures"]["hotspot"]["ranks"],
+                    config["figures"]["hotspot"]["elements"],
+                    DTYPE,
+                ),
+            ),
+            # after aggregate has checked them
+            "checked": ("after", paths.table("measurements.csv")),
+        },
+        "params": {},
+    },
+    "fabric_fits": {
+        "section": "study",
+        "module": "fabric_fits",
+        "category": "3. The fabrics",
         # every fabric with measured link classes (structured ones may have them too)
-        fabric_files(kinds=("measured", "pingpong", "structured")),
-    output:
-        **figure_outputs("fabric_fits", "3. The fabrics"),
-    log:
-        paths.log("figures/fabric_fits"),
-    benchmark:
-        paths.benchmark("figure_fabric_fits")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    script:
-        "../scripts/figure_fabric_fits.py"
+        "inputs": {
+            "fabrics": (
+                "fabrics",
+                fabric_files(kinds=("measured", "pingpong", "structured")),
+            )
+        },
+        "params": {},
+    },
+    "structure": {
+        "section": "study",
+        "module": "structure",
+        "category": "3. The fabrics",
+        "inputs": {"costs": table("costs.csv")},
+        "params": {
+            "structure": config["figures"].get("structure"),
+            "dtype": DTYPE,
+            "algorithms": PLAN.algorithms,
+        },
+    },
+    "workloads": {
+        "section": "study",
+        "module": "workloads",
+        "category": "4. Decisions",
+        "inputs": {"costs": table("costs.csv"), "workloads": table("workloads.csv")},
+        "params": {"dtype": DTYPE, "algorithms": PLAN.algorithms},
+    },
+    "wallclock": {
+        "section": "wallclock",
+        "module": "wallclock",
+        "category": "5. The model against the clock",
+        "inputs": {"wallclock": table("wallclock.csv")},
+        "params": {},
+    },
+    "validation": {
+        "section": "wallclock",
+        "module": "validation",
+        "category": "5. The model against the clock",
+        "inputs": {
+            "validation": table("validation.csv"),
+            "clusters": table("validation_clusters.csv"),
+        },
+        "params": {},
+    },
+    "tuned_vs_default": {
+        "section": "tuning",
+        "module": "tuned_vs_default",
+        "category": "6. Tuning the libraries",
+        "inputs": {"table": table("tuned_vs_default.csv")},
+        "params": {},
+    },
+}
 
 
-rule figure_structure:
-    input:
-        paths.table("costs.csv"),
-    output:
-        **figure_outputs("structure", "3. The fabrics"),
-    log:
-        paths.log("figures/structure"),
-    benchmark:
-        paths.benchmark("figure_structure")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    params:
-        structure=config["figures"].get("structure"),
-        dtype=config["figures"]["dtype"],
-        algorithms=PLAN.algorithms,
-    script:
-        "../scripts/figure_structure.py"
+for figure, row in FIGURES.items():
 
-
-rule figure_workloads:
-    input:
-        costs=paths.table("costs.csv"),
-        workloads=paths.table("workloads.csv"),
-    output:
-        **figure_outputs("workloads", "4. Decisions"),
-    log:
-        paths.log("figures/workloads"),
-    benchmark:
-        paths.benchmark("figure_workloads")
-    priority: 1  # the tail of the DAG: start as soon as the inputs exist
-    conda:
-        ENV
-    params:
-        dtype=config["figures"]["dtype"],
-        algorithms=PLAN.algorithms,
-    script:
-        "../scripts/figure_workloads.py"
+    rule:
+        name:
+            f"figure_{figure}"
+        input:
+            **{name: files for name, (_, files) in row["inputs"].items()},
+        output:
+            **figure_outputs(figure, row["category"]),
+        log:
+            paths.log(f"figures/{figure}"),
+        benchmark:
+            paths.benchmark(f"figure_{figure}")
+        priority: 1  # the tail of the DAG: start as soon as the inputs exist
+        conda:
+            ENV
+        params:
+            module=row["module"],
+            kinds={
+                name: kind
+                for name, (kind, _) in row["inputs"].items()
+                if kind != "after"
+            },
+            arguments=row["params"],
+        script:
+            "../scripts/figure.py"

@@ -40,7 +40,7 @@ rule library_run:
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
         warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
         iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
-        dtype=config["figures"]["dtype"],
+        dtype=PLAN.dtype,
         seed=config.get("seed", 0),
     shell:
         "collectives launch --library {input.library} --ranks {wildcards.ranks}"
@@ -87,7 +87,7 @@ rule clock_selection:
         ENV
     params:
         runs=json.dumps(tuning_keys(forced_settings())),
-        dtype=config["figures"]["dtype"],
+        dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),  # the library of each file of output.exports
     script:
         "../scripts/clock_selection.py"
@@ -114,22 +114,6 @@ rule tuned_vs_default:
         runs=json.dumps(tuning_keys()),
         probes=json.dumps(tuning_keys(["model", "clock"])),
         fabric=WALLCLOCK.fabrics.get("mpi", "") if WALLCLOCK else "",
-        dtype=config["figures"]["dtype"],
+        dtype=PLAN.dtype,
     script:
         "../scripts/tuned_vs_default.py"
-
-
-rule figure_tuned_vs_default:
-    input:
-        paths.table("tuned_vs_default.csv"),
-    output:
-        **figure_outputs("tuned_vs_default", "6. Tuning the libraries"),
-    log:
-        paths.log("figures/tuned_vs_default"),
-    benchmark:
-        paths.benchmark("figure_tuned_vs_default")
-    priority: 1
-    conda:
-        ENV
-    script:
-        "../scripts/figure_tuned_vs_default.py"

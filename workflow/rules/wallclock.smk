@@ -26,7 +26,7 @@ rule bench:
         peers=bench_peers,
         warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
         iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
-        dtype=config["figures"]["dtype"],
+        dtype=PLAN.dtype,
         seed=config.get("seed", 0),
     shell:
         "{params.launcher} bench --transport {wildcards.transport} --ranks {wildcards.ranks}"
@@ -124,36 +124,3 @@ rule validation:
         exchanges=json.dumps(exchange_keys()),
     script:
         "../scripts/validation.py"
-
-
-rule figure_wallclock:
-    input:
-        paths.table("wallclock.csv"),
-    output:
-        **figure_outputs("wallclock", "5. The model against the clock"),
-    log:
-        paths.log("figures/wallclock"),
-    benchmark:
-        paths.benchmark("figure_wallclock")
-    priority: 1
-    conda:
-        ENV
-    script:
-        "../scripts/figure_wallclock.py"
-
-
-rule figure_validation:
-    input:
-        validation=paths.table("validation.csv"),
-        clusters=paths.table("validation_clusters.csv"),
-    output:
-        **figure_outputs("validation", "5. The model against the clock"),
-    log:
-        paths.log("figures/validation"),
-    benchmark:
-        paths.benchmark("figure_validation")
-    priority: 1
-    conda:
-        ENV
-    script:
-        "../scripts/figure_validation.py"

@@ -87,6 +87,7 @@ class Plan:
     wallclock: Wallclock | None = None
     libraries: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> where
     warnings: list[str] = field(default_factory=list)  # one line each: usable, but rough
+    dtype: str = "float64"  # the one the figures, workloads, selections and timed runs use
 
     @property
     def algorithms(self) -> list[str]:
@@ -123,6 +124,13 @@ def validate_schema(config: dict[str, Any], schema: str | Path) -> None:
         raise ConfigError(_schema_reason(error))
 
 
+# Keys that earlier configs had, and where they went.
+MOVED = {
+    "figures.dtype": "moved to the top-level key dtype (the one dtype the figures, the "
+    "workloads, the selections and the timed runs use)",
+}
+
+
 def _schema_reason(error: Any) -> str:
     """'key: reason' for one jsonschema ValidationError, worded like check's own messages."""
     key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
@@ -133,6 +141,9 @@ def _schema_reason(error: Any) -> str:
     if value == "additionalProperties":
         known = list(error.schema.get("properties", {}))
         unknown = str(next(name for name in instance if name not in known))
+        moved = MOVED.get((key + "." + unknown).lstrip("."))
+        if moved:
+            return f"{(key + '.' + unknown).lstrip('.')}: {moved}"
         close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.6)
         guess = f"did you mean {close[0]}? " if close else ""
         return f"{(key + '.' + unknown).lstrip('.')}: unknown key; {guess}valid: {', '.join(known)}"
@@ -162,6 +173,9 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
             )
     if config.get("data", "int") not in DATA_KINDS:
         raise ConfigError(f"data: must be one of {', '.join(DATA_KINDS)}")
+    dtype = config.get("dtype", config["dtypes"][0])
+    if dtype not in config["dtypes"]:
+        raise ConfigError(f"dtype: {dtype} is not one of dtypes {config['dtypes']}")
     warnings: list[str] = []
     fabrics = {
         name: _fabric(name, entry, basedir, warnings) for name, entry in config["fabrics"].items()
@@ -180,7 +194,7 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     if libraries and wallclock and "mpi" not in wallclock.fabrics:
         raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
-                libraries, warnings)  # fmt: skip
+                libraries, warnings, dtype)  # fmt: skip
 
 
 def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -234,7 +248,6 @@ def _figures(
     hotspot = figures.get("hotspot", {})
     _figure_choice(hotspot, "ranks", ranks, "ranks", "figures.hotspot")
     _figure_choice(hotspot, "elements", elements, "elements", "figures.hotspot")
-    _figure_choice(figures, "dtype", config["dtypes"], "dtypes")
     structure = figures.get("structure")
     if structure:
         if fabrics.get(structure["fabric"]) != "structured":
