@@ -129,4 +129,4 @@ def test_faults_are_a_queue_transport_aid():
     done = mpiexec(1, "measure", "--transport", "mpi", "--algorithm", "ring", "--elements", "8",
                    "--inject-fault", "crash:0")  # fmt: skip
     assert done.returncode == 2
-    assert "fault injection is a testing aid of the queue transport" in done.stderr
+    assert "fault injection is a testing aid the mpi transport lacks" in done.stderr

@@ -67,8 +67,8 @@ def bench(
     Returns the bench document (its `records` one Record per (entry, size), with its
     timing) on the root; None on the other ranks of an MPI job.
     """
-    links = transport_named(transport)
-    ranks = started_ranks(links, ranks)
+    ranks_on = transport_named(transport)
+    ranks = started_ranks(ranks_on, ranks)
     setup = _Setup(ranks, np.dtype(dtype), warmup, iterations, tuple(peers), transport,
                    ranks_per_node, seed)  # fmt: skip
     _check_request(setup, algorithm_names, sizes)
@@ -79,9 +79,9 @@ def bench(
         import torch.distributed  # noqa: F401  imported once, before forking ranks
     program = functools.partial(_time_all, setup, algorithm_names, sizes, width, store)
     try:
-        run = links.launch(
+        run = ranks_on.launch(
             ranks, lambda rank: None, program,
-            results=links.result_array((ranks, len(sizes) * len(names) * width), np.float64),
+            results=ranks_on.result_array((ranks, len(sizes) * len(names) * width), np.float64),
             largest_message=max(sizes) * setup.dtype.itemsize, timeout=timeout,
         )  # fmt: skip
     except RankFailure as exc:

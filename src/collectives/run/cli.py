@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import registry
-from ..transport import TRANSPORTS
+from ..transport import FAULT_KINDS, TRANSPORTS
 from ..transport.launch import RankFailure
-from ..transport.queue.faults import FAULT_KINDS
 from .files import check_writable, save_trace, trace_path_for, write_json, write_text
 from .libraries import KINDS
 from .measure import MeasurementError, UsageError, measure

@@ -17,10 +17,9 @@ from numpy.random import default_rng  # imported once here, not in every forked 
 from .. import registry
 from ..model import theory
 from ..model.topology import Topology
-from ..transport import get_transport
+from ..transport import Transport, get_transport
 from ..transport.accounting import RunCounts
-from ..transport.launch import RankFailure, RankRun
-from ..transport.queue.faults import Fault
+from ..transport.launch import Launch, RankFailure, RankRun
 from ..transport.trace import Trace
 from .record import DATA_KINDS, DEFAULT_TIMEOUT, DTYPES, MAX_RANKS, Record, versions
 
@@ -162,9 +161,9 @@ def transport_named(name: str):
         raise UsageError(str(exc)) from None
 
 
-def started_ranks(links, ranks: int | None) -> int:
+def started_ranks(transport: Transport, ranks: int | None) -> int:
     """The ranks asked for, or (mpi) the ranks mpiexec started; UsageError if neither."""
-    ranks = ranks if ranks is not None else links.started_ranks()
+    ranks = ranks if ranks is not None else transport.started_ranks()
     if ranks is None:
         raise UsageError("the number of ranks is required")
     return ranks
@@ -190,22 +189,24 @@ def measure(
     MeasurementError when a rank fails, a result differs from numpy's sum, or a measured
     count differs from theory.
     """
-    links = transport_named(transport)
-    ranks = started_ranks(links, ranks)
+    ranks_on = transport_named(transport)
+    ranks = started_ranks(ranks_on, ranks)
     np_dtype = validate(algorithm, ranks, elements, dtype, data, ranks_per_node)
     check_memory(ranks, elements, np_dtype, data)
     if timeout <= 0:
         raise UsageError(f"timeout must be positive, got {timeout}")
-    if fault and transport != "queue":
-        raise UsageError("fault injection is a testing aid of the queue transport")
-    try:
-        injected = Fault.parse(fault, ranks) if fault else None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    launch = ranks_on.launch
+    if fault:
+        if ranks_on.faulty is None:
+            raise UsageError(f"fault injection is a testing aid the {transport} transport lacks")
+        try:
+            launch = ranks_on.faulty(fault, ranks)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     parameters = {"ranks_per_node": ranks_per_node} if ranks_per_node is not None else {}
     where = f"{algorithm} N={ranks} M={elements} {dtype}"
-    run, reference = _launch(links, algorithm, parameters, ranks, elements, np_dtype, seed,
-                             data, timeout, injected, where)  # fmt: skip
+    run, reference = _launch(ranks_on, launch, algorithm, parameters, ranks, elements, np_dtype,
+                             seed, data, timeout, where)  # fmt: skip
     if run is None:
         return None  # an MPI rank other than the root: the root writes the record
     check = _verify(run.results, **reference)
@@ -227,13 +228,14 @@ def measure(
     return Measured(record, run.trace)
 
 
-def _launch(links, algorithm, parameters, ranks, elements, np_dtype, seed, data, timeout,
-            fault, where) -> tuple[RankRun | None, dict[str, np.ndarray]]:  # fmt: skip
+def _launch(transport: Transport, launch: Launch, algorithm, parameters, ranks, elements,
+            np_dtype, seed, data, timeout, where,
+            ) -> tuple[RankRun | None, dict[str, np.ndarray]]:  # fmt: skip
     """Start the ranks on their seeded inputs; the run, and numpy's sum of the inputs."""
     allreduce = registry.ALGORITHMS[algorithm].bind(**parameters)
     # Inputs and results share one array (MPI_IN_PLACE): a rank's result overwrites its
     # input once its algorithm returns, after the parent has summed the inputs.
-    vectors = links.result_array((ranks, elements), np_dtype)
+    vectors = transport.result_array((ranks, elements), np_dtype)
     reference: dict[str, np.ndarray] = {}
 
     def prepare(rank: int) -> np.ndarray:
@@ -246,10 +248,9 @@ def _launch(links, algorithm, parameters, ranks, elements, np_dtype, seed, data,
         reference.update(_reference(vectors, data))
 
     try:
-        run = links.launch(
+        run = launch(
             ranks, prepare, allreduce, results=vectors,
-            largest_message=elements * np_dtype.itemsize, timeout=timeout, fault=fault,
-            on_ready=sum_inputs,
+            largest_message=elements * np_dtype.itemsize, timeout=timeout, on_ready=sum_inputs,
         )  # fmt: skip
     except RankFailure as exc:
         raise MeasurementError(f"{where}: {exc}") from None
@@ -288,7 +289,6 @@ def compare_with_theory(
     group = parameters.get("ranks_per_node")
     if entry.theory_by_class and group is not None and trace is not None:  # on nodes
         from ..model.replay import by_link_class  # only two-level runs: keep the start lean
-        from ..model.topology import Topology
 
         classes = {
             "measured": by_link_class(trace, Topology(group)),

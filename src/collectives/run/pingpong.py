@@ -134,12 +134,12 @@ def _launch(
     timeout: float,
 ) -> RankRun | None:
     """Run a micro-benchmark's program on `ranks` ranks: one float per size per rank."""
-    links = get_transport(transport)
-    return links.launch(
+    ranks_on = get_transport(transport)
+    return ranks_on.launch(
         ranks,
         prepare,
         program,
-        results=links.result_array((ranks, len(sizes)), np.float64),
+        results=ranks_on.result_array((ranks, len(sizes)), np.float64),
         largest_message=max(sizes[-1], 1),
         timeout=timeout,
     )

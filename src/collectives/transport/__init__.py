@@ -16,20 +16,31 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .launch import RankRun
+    from .launch import Launch
 
 TRANSPORTS = ("queue", "mpi")
+# The queue transport's fault injection, a testing aid (`collectives measure --inject-fault`)
+FAULT_KINDS = {
+    "crash": "the rank raises an exception",
+    "kill": "the rank is killed by SIGKILL",
+    "hang": "the rank stops making progress (until --timeout)",
+    "corrupt": "the rank's result is off by one in its first element",
+    "extra": "the rank sends one extra message (to itself) after the algorithm",
+}
 
 
 @dataclass(frozen=True)
 class Transport:
-    """A transport's launcher, the allocator of the (ranks, elements) result array, and the
-    number of ranks it was started with, if it decides that (mpiexec -n does)."""
+    """A transport's launcher, the allocator of the (ranks, elements) result array, the
+    number of ranks it was started with, if it decides that (mpiexec -n does), and its
+    fault injection, if it has one (the queue's testing aid: faulty(spec, ranks) is its
+    launcher with a fault bound; ValueError for a bad spec)."""
 
     name: str
-    launch: Callable[..., RankRun | None]
+    launch: Launch
     result_array: Callable[[tuple[int, int], Any], np.ndarray]
     started_ranks: Callable[[], int | None] = lambda: None
+    faulty: Callable[[str, int], Launch] | None = None
 
 
 def get_transport(name: str) -> Transport:
@@ -38,7 +49,7 @@ def get_transport(name: str) -> Transport:
         from . import queue
 
         queue.wait_mode()  # a bad $COLLECTIVES_WAIT is bad input, reported before any launch
-        return Transport("queue", queue.launch, queue.shared_array)
+        return Transport("queue", queue.launch, queue.shared_array, faulty=queue.faulty)
     if name == "mpi":
         try:
             from . import mpi

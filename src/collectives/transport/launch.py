@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -40,6 +40,25 @@ class RankRun:
     trace: Trace
     collective_seconds: float
     wall_seconds: float
+
+
+class Launch(Protocol):
+    """How every transport starts a program on its ranks (queue.launch, mpi.launch): each
+    rank runs program(comm, prepare(rank)), its result lands in results[rank], and the root
+    returns the RankRun (other MPI ranks None). A transport's own options (the queue's
+    fault injection) are bound before the call."""
+
+    def __call__(
+        self,
+        size: int,
+        prepare: Prepare,
+        program: Program,
+        *,
+        results: np.ndarray,
+        largest_message: int,
+        timeout: float,
+        on_ready: Callable[[], None] | None = None,
+    ) -> RankRun | None: ...
 
 
 def warm_heap(nbytes: int) -> None:

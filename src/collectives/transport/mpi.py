@@ -136,7 +136,6 @@ def launch(
     results: np.ndarray,
     largest_message: int,
     timeout: float,
-    fault: Any = None,
     on_ready: Any = None,
 ) -> RankRun | None:
     """Run `program` on this MPI process's rank; the root returns every rank's outcome.
@@ -151,8 +150,6 @@ def launch(
     rank = world.Get_rank()
     if world.Get_size() != size:
         raise RankFailure(f"asked for {size} ranks, but mpiexec started {world.Get_size()}")
-    if fault is not None:
-        raise RankFailure("fault injection is a queue-transport testing aid")
     started = time.perf_counter()
     watchdog = threading.Timer(timeout, _abort, (world, rank, f"timed out after {timeout:g} s"))
     watchdog.daemon = True

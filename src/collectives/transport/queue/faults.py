@@ -14,14 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...comm import Communicator
-
-FAULT_KINDS = {
-    "crash": "the rank raises an exception",
-    "kill": "the rank is killed by SIGKILL",
-    "hang": "the rank stops making progress (until --timeout)",
-    "corrupt": "the rank's result is off by one in its first element",
-    "extra": "the rank sends one extra message (to itself) after the algorithm",
-}
+from .. import FAULT_KINDS
 
 
 @dataclass
