@@ -9,31 +9,15 @@ algorithm with its function here.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
+from ..transport.accounting import COUNT_FIELDS, Counts
 from .topology import Topology
+
+__all__ = ["COUNT_FIELDS", "Counts"]  # the counts' terms, as the transport counts them
 
 # The hierarchical all-reduce's switch between its inter-node algorithms, restated from its
 # description (docs/algorithms.md): recursive doubling while the largest shard is below 64 KiB,
 # ring above (tests/model/test_theory.py checks the implementation switches there).
 HIERARCHICAL_DOUBLING_BELOW = 64 * 1024  # bytes
-
-COUNT_FIELDS = ("rounds", "messages", "bytes_total", "bytes_critical", "hotspot_bytes")
-
-
-@dataclass(frozen=True)
-class Counts:
-    """What theory predicts for one (algorithm, N, M, itemsize)."""
-
-    rounds: int
-    messages: int
-    bytes_total: int
-    bytes_critical: int
-    hotspot_bytes: int
-
-    def as_dict(self) -> dict[str, int]:
-        """The counts by field name, in COUNT_FIELDS order."""
-        return asdict(self)
 
 
 def _lg(n: int) -> int:

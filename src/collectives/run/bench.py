@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..transport.accounting import LEDGER_FIELDS, RunCounts
+from ..transport.accounting import COUNT_FIELDS, LEDGER_FIELDS, RunCounts
 from ..transport.launch import RankFailure
 from .libraries import short_version
 from .measure import (
@@ -289,8 +289,8 @@ def _record(name: str, ours: bool, size: int, cells: np.ndarray, setup: _Setup) 
     )  # fmt: skip
     group = setup.ranks_per_node if ours and takes_group(name) else None
     counted = dict.fromkeys(
-        ["rounds", "messages", "bytes_total", "bytes_critical", "hotspot_bytes", "bytes_sent",
-         "bytes_recv", "elements_reduced", "theory", "link_classes", "matches_theory"]
+        [*COUNT_FIELDS, "bytes_sent", "bytes_recv", "elements_reduced", "theory",
+         "link_classes", "matches_theory"]
     )  # fmt: skip
     if ours:
         counts = RunCounts.from_ledgers(cells[:, iterations + 1 :].astype(np.int64))

@@ -265,6 +265,50 @@ class Comparison:
     mismatches: dict[str, tuple[int, int]]
 
 
+@dataclass(frozen=True)
+class TheoryCheck:
+    """Measured counts beside the closed form: theory's counts (and per link class, for an
+    algorithm on nodes), and every count that differs, as (measured, theory) by field
+    ('intra.rounds' for a link class's)."""
+
+    theory: theory.Counts
+    by_class: dict[str, dict[str, int]] | None
+    mismatches: dict[str, tuple[int, int]]
+
+
+def check_counts(
+    algorithm: str,
+    measured: dict[str, int],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    parameters: dict,
+    measured_by_class: dict[str, dict[str, int]] | None = None,
+) -> TheoryCheck:
+    """The one check of counts against the closed form, for a run as it ends (measure,
+    bench) and for a record where it is read (study.aggregate): the COUNT_FIELDS of
+    `measured`, and per link class those of `measured_by_class` where theory has them."""
+    entry = registry.ALGORITHMS[algorithm]
+    predicted = entry.predict(ranks, elements, itemsize, **parameters)
+    mismatches = {
+        field: (measured[field], value)
+        for field, value in predicted.as_dict().items()
+        if measured[field] != value
+    }
+    group = parameters.get("ranks_per_node")
+    by_class = None
+    if entry.theory_by_class and group is not None:  # on nodes
+        by_class = entry.theory_by_class(ranks, elements, itemsize, group)
+        seen = measured_by_class or {}
+        mismatches |= {
+            f"{link}.{field}": (seen.get(link, {}).get(field), value)
+            for link, fields in by_class.items()
+            for field, value in fields.items()
+            if seen.get(link, {}).get(field) != value
+        }
+    return TheoryCheck(predicted, by_class, mismatches)
+
+
 def compare_with_theory(
     algorithm: str,
     counts: RunCounts,
@@ -278,34 +322,24 @@ def compare_with_theory(
     algorithm on nodes, when the trace is given): the record fields rounds ...
     matches_theory, and the mismatches."""
     entry = registry.ALGORITHMS[algorithm]
-    predicted = entry.predict(ranks, elements, itemsize, **parameters)
     measured = {field: getattr(counts, field) for field in theory.COUNT_FIELDS}
-    mismatches = {
-        field: (measured[field], value)
-        for field, value in predicted.as_dict().items()
-        if measured[field] != value
-    }
-    classes = None
     group = parameters.get("ranks_per_node")
-    if entry.theory_by_class and group is not None and trace is not None:  # on nodes
+    by_class = None
+    if entry.theory_by_class and group is not None and trace is not None:
         from ..model.replay import by_link_class  # only two-level runs: keep the start lean
 
-        classes = {
-            "measured": by_link_class(trace, Topology(group)),
-            "theory": entry.theory_by_class(ranks, elements, itemsize, group),
-        }
-        mismatches |= {
-            f"{link}.{field}": (value, classes["theory"][link][field])
-            for link, fields in classes["measured"].items()
-            for field, value in fields.items()
-            if value != classes["theory"][link][field]
-        }
+        by_class = by_link_class(trace, Topology(group))
+    checked = check_counts(algorithm, measured, ranks, elements, itemsize, parameters, by_class)
+    mismatches = checked.mismatches
+    if by_class is None:  # no trace to count link classes from: theirs are not compared
+        mismatches = {field: pair for field, pair in mismatches.items() if "." not in field}
+    classes = None if by_class is None else {"measured": by_class, "theory": checked.by_class}
     fields = {
         **measured,
         "bytes_sent": counts.bytes_sent,
         "bytes_recv": counts.bytes_recv,
         "elements_reduced": counts.elements_reduced,
-        "theory": predicted.as_dict(),
+        "theory": checked.theory.as_dict(),
         "link_classes": classes,
         "matches_theory": not mismatches,
     }

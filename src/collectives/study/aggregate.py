@@ -16,14 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import registry
 from ..model.fabric import Fabric
 from ..model.replay import replay
 from ..model.theory import COUNT_FIELDS
 from ..registry import variant_name
 from ..run.bench import PEERS
 from ..run.files import load_trace
-from ..run.measure import UsageError, validate
+from ..run.measure import UsageError, check_counts, validate
 from ..run.record import Record, RecordError, read_record
 from ..transport.trace import RECV, SEND, Trace
 
@@ -176,24 +175,27 @@ def record_problems(record: Record) -> list[str]:
     problems = [] if record.verified else ["verified is false"]
     if record.itemsize != dtype.itemsize:
         problems.append(f"itemsize {record.itemsize}, but {record.dtype} has {dtype.itemsize}")
-    entry = registry.ALGORITHMS[record.algorithm]
     group = record.ranks_per_node
     parameters = {"ranks_per_node": group} if group is not None else {}
-    theory = entry.predict(record.ranks, record.elements, dtype.itemsize, **parameters)
+    classes = record.link_classes or {}
+    checked = check_counts(
+        record.algorithm, {f: getattr(record, f) for f in COUNT_FIELDS}, record.ranks,
+        record.elements, dtype.itemsize, parameters, classes.get("measured"),
+    )  # fmt: skip
     differ = [
-        f"{field} {getattr(record, field)}, theory {value}"
-        for field, value in theory.as_dict().items()
-        if getattr(record, field) != value
+        f"{field} {measured}, theory {value}"
+        for field, (measured, value) in checked.mismatches.items()
+        if "." not in field
     ]
-    if record.theory != theory.as_dict():
-        problems.append(f"theory {record.theory}, not the closed form {theory.as_dict()}")
-    if entry.theory_by_class and group is not None:
-        by_class = entry.theory_by_class(record.ranks, record.elements, dtype.itemsize, group)
-        classes = record.link_classes or {}
-        if classes.get("theory") != by_class:
+    if record.theory != checked.theory.as_dict():
+        problems.append(f"theory {record.theory}, not the closed form {checked.theory.as_dict()}")
+    if checked.by_class is not None:
+        if classes.get("theory") != checked.by_class:
             problems.append("link_classes.theory is not the closed form")
-        if classes.get("measured") != by_class:
-            differ.append(f"link_classes.measured {classes.get('measured')}, theory {by_class}")
+        if classes.get("measured") != checked.by_class:
+            differ.append(
+                f"link_classes.measured {classes.get('measured')}, theory {checked.by_class}"
+            )
     problems += _per_rank_problems(record)
     if differ and record.matches_theory:
         differ[-1] += " (yet matches_theory is true)"

@@ -103,15 +103,32 @@ class Ledger:
         ]
 
 
+# The counts of a run, measured here and predicted by collectives.model.theory in the same
+# terms: message rounds and messages on the critical path and in all, bytes in all, on the
+# critical path and through the busiest rank.
+COUNT_FIELDS = ("rounds", "messages", "bytes_total", "bytes_critical", "hotspot_bytes")
+
+
 @dataclass(frozen=True)
-class RunCounts:
-    """The measured counts of one run, aggregated over its ranks."""
+class Counts:
+    """A run's COUNT_FIELDS: measured (RunCounts) or predicted (the closed forms)."""
 
     rounds: int
     messages: int
     bytes_total: int
     bytes_critical: int
     hotspot_bytes: int
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts by field name, in COUNT_FIELDS order."""
+        return {field: getattr(self, field) for field in COUNT_FIELDS}
+
+
+@dataclass(frozen=True)
+class RunCounts(Counts):
+    """The measured counts of one run, aggregated over its ranks, with its per-rank bytes
+    and the elements it reduced."""
+
     elements_reduced: int
     bytes_sent: list[int]
     bytes_recv: list[int]
