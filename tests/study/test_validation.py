@@ -116,7 +116,8 @@ FLAT_ALGORITHMS = ["ring", "recursive_doubling", "rabenseifner"]
 
 @pytest.fixture(scope="module")
 def clusters():
-    entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": ABCI_16}
+    entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": ABCI_16,
+             "itemsize": 4}  # as the schema fills it in  # fmt: skip
     return validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
                                              REPO)  # fmt: skip
 
@@ -146,7 +147,8 @@ def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_the_intra_link(tm
     (tmp_path / "node.txt").write_text("\n".join(lines) + "\n")
     (tmp_path / "run.txt").write_text((REPO / ABCI_16).read_text())
     entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": "run.txt",
-             "library": "openmpi-4.0", "node": {"allreduce": "node.txt", "ranks": 8}}  # fmt: skip
+             "library": "openmpi-4.0", "node": {"allreduce": "node.txt", "ranks": 8},
+             "itemsize": 4}  # fmt: skip
     intra = validation.node_link(entry, 4, tmp_path)
     assert (intra.alpha, intra.beta) == pytest.approx((alpha, beta), rel=1e-6)
     table = validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
@@ -163,7 +165,7 @@ def test_a_measured_stream_lets_latency_overlap_on_a_shared_nic():
     # for the gap g measured with messages in flight lets their latency overlap.
     inter = Fabric("ib", "measured", LinkClass(2e-6, 1e-10, occupancy=(2e-7, 1e-10)))
     entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "nic_per_node": 1,
-             "allreduce": ABCI_16}  # fmt: skip
+             "allreduce": ABCI_16, "itemsize": 4}  # fmt: skip
     table = validation.clusters_against_clock({"x": entry}, {"ib": inter},
                                               ["recursive_doubling"], REPO)  # fmt: skip
     small = table.iloc[0]  # 4 bytes: 3 intra rounds on the same link, then 1 shared round

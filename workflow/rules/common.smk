@@ -45,13 +45,15 @@ configfile: syntax_checked("config/config.yaml")
 
 try:
     validate_schema(config, workflow.source_path("../schemas/config.schema.yaml"))
+    validate(
+        config, "../schemas/config.schema.yaml"
+    )  # passes now; fills in the defaults
     # files as the config names them, from the directory Snakemake runs in
     PLAN = check(config, Path("."))
 except ConfigError as exc:
     sys.exit(f"config error: {exc}")
 for warning in PLAN.warnings:  # usable, but worth a look: one line each
     print(f"warning: {warning}", file=sys.stderr)
-validate(config, "../schemas/config.schema.yaml")  # passes now; fills in the defaults
 WALLCLOCK = PLAN.wallclock
 # The algorithms that need no node structure: what a cluster's flat fit can price.
 FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
@@ -162,7 +164,7 @@ def pingpong_sizes(wildcards):
 
 def pingpong_iterations(wildcards):
     """Timed repeats per size of a ping-pong, or of an exchange (as its ping-pong's)."""
-    return pingpong_settings(calibrating_fabric(wildcards)).get("iterations", 200)
+    return pingpong_settings(calibrating_fabric(wildcards))["iterations"]
 
 
 def calibrating_fabric(wildcards):

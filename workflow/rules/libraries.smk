@@ -41,7 +41,7 @@ rule library_run:
         warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
         iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
         dtype=PLAN.dtype,
-        seed=config.get("seed", 0),
+        seed=config["seed"],
     shell:
         "collectives launch --library {input.library} --ranks {wildcards.ranks}"
         " {params.setting} -- bench --transport mpi --ranks {wildcards.ranks} --peers mpi"

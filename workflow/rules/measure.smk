@@ -18,8 +18,8 @@ rule measure:
         runtime=RUNTIME_MINUTES,
     params:
         variant=variant_arguments,
-        seed=config.get("seed", 0),
-        data=config.get("data", "int"),
+        seed=config["seed"],
+        data=config["data"],
     shell:
         # counts, not times: waiting ranks sleep, as --cores runs several jobs per core
         "COLLECTIVES_WAIT=sleep collectives measure {params.variant} --ranks {wildcards.ranks}"

@@ -12,7 +12,6 @@ from snakemake.exceptions import WorkflowError
 import numpy as np
 
 from collectives.run.measure import memory_needed
-from collectives.run.record import DEFAULT_TIMEOUT
 
 
 envvars:
@@ -25,7 +24,7 @@ os.environ["PATH"] = (
     f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 )
 ENV = "../envs/collectives.yaml"  # relative to the rule files
-RUNTIME_MINUTES = math.ceil(config.get("timeout", DEFAULT_TIMEOUT) / 60)
+RUNTIME_MINUTES = math.ceil(config["timeout"] / 60)
 
 
 def on_cluster():
@@ -53,7 +52,7 @@ def measure_memory_mb(wildcards):
     memory check uses), ~40 MB per rank process and 200 MB for the launching one."""
     ranks, elements = int(wildcards.ranks), int(wildcards.elements)
     itemsize = np.dtype(wildcards.dtype).itemsize
-    needed = memory_needed(ranks, elements, itemsize, config.get("data", "int"))
+    needed = memory_needed(ranks, elements, itemsize, config["data"])
     return int(200 + ranks * 40 + needed / 1e6)
 
 

@@ -27,7 +27,7 @@ rule bench:
         warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
         iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
         dtype=PLAN.dtype,
-        seed=config.get("seed", 0),
+        seed=config["seed"],
     shell:
         "{params.launcher} bench --transport {wildcards.transport} --ranks {wildcards.ranks}"
         " --algorithms {params.algorithms} --elements {params.elements} --peers={params.peers}"

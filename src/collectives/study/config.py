@@ -328,8 +328,8 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
         elements=timed_elements,
         algorithms=list(names),
         peers=list(section.get("peers", [])),
-        warmup=section.get("warmup", 3),
-        iterations=section.get("iterations", 10),
+        warmup=section["warmup"],  # the schema's defaults are filled in before the check
+        iterations=section["iterations"],
         fabrics={t: calibration[t] for t in transports},
         clusters=clusters,
     )

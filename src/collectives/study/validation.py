@@ -129,7 +129,7 @@ def cluster_fabric(name: str, entry: dict[str, Any], inter: Fabric, base: Path) 
     """A cluster as a two-level fabric: its osu_latency fit between nodes, its node log's
     fit inside them (or the same link, assumed, without a node log), its ranks per node
     sharing `nic_per_node` NIC ports."""
-    itemsize = entry.get("itemsize", 4)
+    itemsize = entry["itemsize"]  # the schema's default filled in
     intra = node_link(entry, itemsize, base) if "node" in entry else inter.link
     return Fabric(
         name=name,
@@ -166,7 +166,7 @@ def clusters_against_clock(
         cores_per_node = entry.get("cores_per_node", fabric.ranks_per_node)
         cores = Cores(cores_per_node) if cores_per_node < fabric.ranks_per_node else None
         measured = read_osu_latency(base / entry["allreduce"], entry.get("table"))
-        itemsize, ranks, library = entry.get("itemsize", 4), entry["ranks"], entry.get("library")
+        itemsize, ranks, library = entry["itemsize"], entry["ranks"], entry.get("library")
         for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
             elements = max(1, int(nbytes) // itemsize)
             ran = library_choice(library, ranks, elements * itemsize, itemsize) if library else None
