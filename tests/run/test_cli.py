@@ -115,6 +115,17 @@ def test_output_file_gets_normal_permissions(tmp_path):
     assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()
 
 
+def test_an_output_in_a_missing_directory_is_made_as_help_says(tmp_path):
+    out = tmp_path / "new" / "dir" / "r.json"
+    done = cli("measure", "--algorithm", "ring", "--ranks", "2", "--elements", "2",
+               "--output", str(out))  # fmt: skip
+    assert done.returncode == 0 and json.loads(out.read_text())["verified"]
+    assert (out.parent / "r.trace.npz").exists()
+    helped = " ".join(cli("measure", "--help").stdout.split())
+    assert "write the record here (atomically, creating missing directories)" in helped
+    assert "write the message trace (.npz) here, creating missing directories" in helped
+
+
 def _umask() -> int:
     import os
 
