@@ -67,18 +67,6 @@ class _Port:
         self.ends.insert(index, start + duration)
 
 
-class _Pools(dict):
-    """The pools of shared ports by key, each made with its number of ports when first used."""
-
-    def __init__(self, ports: dict[tuple[int, int], int]) -> None:
-        super().__init__()
-        self._ports = ports
-
-    def __missing__(self, key: tuple[int, int]) -> _Pool:
-        pool = self[key] = _Pool(self._ports[key])
-        return pool
-
-
 class _Pool:
     """k interchangeable units of one node: its NIC ports in one direction, or its cores."""
 
@@ -149,9 +137,10 @@ def replay(
     crossing, holds = crossing.tolist(), holds.tolist()
     lags = (durations - np.asarray(holds)).tolist()  # latency overlapping other messages
     nics = [topology.nic(rank) for rank in range(n)]  # (pool, ports) of each rank's NIC
-    shared = nics[0] is not None if n else False
-    nic_out = _Pools({key: ports for key, ports in nics}) if shared else None
-    nic_in = _Pools({key: ports for key, ports in nics}) if shared else None
+    shared = bool(nics) and nics[0] is not None
+    ports = nics[0][1] if shared else 0  # one topology's pools all have as many ports
+    nic_out = defaultdict(lambda: _Pool(ports)) if shared else None
+    nic_in = defaultdict(lambda: _Pool(ports)) if shared else None
     nic = [key for key, _ in nics] if shared else None
     sharing = 1 if cores and cores.of_rank else (topology.ranks_per_node or n)
     if cores and cores.per_node >= HOLDS_PER_RANK * sharing:

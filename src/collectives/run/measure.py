@@ -287,7 +287,8 @@ def check_counts(
 ) -> TheoryCheck:
     """The one check of counts against the closed form, for a run as it ends (measure,
     bench) and for a record where it is read (study.aggregate): the COUNT_FIELDS of
-    `measured`, and per link class those of `measured_by_class` where theory has them."""
+    `measured`, and for an algorithm on nodes theory's per-link-class counts, compared with
+    `measured_by_class` where that is given."""
     entry = registry.ALGORITHMS[algorithm]
     predicted = entry.predict(ranks, elements, itemsize, **parameters)
     mismatches = {
@@ -299,12 +300,12 @@ def check_counts(
     by_class = None
     if entry.theory_by_class and group is not None:  # on nodes
         by_class = entry.theory_by_class(ranks, elements, itemsize, group)
-        seen = measured_by_class or {}
+    if by_class is not None and measured_by_class is not None:
         mismatches |= {
-            f"{link}.{field}": (seen.get(link, {}).get(field), value)
+            f"{link}.{field}": (measured_by_class.get(link, {}).get(field), value)
             for link, fields in by_class.items()
             for field, value in fields.items()
-            if seen.get(link, {}).get(field) != value
+            if measured_by_class.get(link, {}).get(field) != value
         }
     return TheoryCheck(predicted, by_class, mismatches)
 
@@ -331,8 +332,6 @@ def compare_with_theory(
         by_class = by_link_class(trace, Topology(group))
     checked = check_counts(algorithm, measured, ranks, elements, itemsize, parameters, by_class)
     mismatches = checked.mismatches
-    if by_class is None:  # no trace to count link classes from: theirs are not compared
-        mismatches = {field: pair for field, pair in mismatches.items() if "." not in field}
     classes = None if by_class is None else {"measured": by_class, "theory": checked.by_class}
     fields = {
         **measured,

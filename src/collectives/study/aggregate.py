@@ -110,8 +110,7 @@ def _remove(path: str | Path) -> str:
 
 
 def check_trace(path: str | Path, record: Record) -> Trace:
-    """A run's message trace, read and checked against its (checked) record: its ranks, its
-    sends matched by receives, and per rank the messages and bytes the record counted;
+    """A run's message trace, read and checked against its (checked) record (trace_problems);
     RecordError names the file and everything wrong with it in one line."""
     try:
         trace = load_trace(path)
