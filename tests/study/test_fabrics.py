@@ -245,3 +245,15 @@ def test_a_rough_fit_is_warned_in_one_line_unless_accepted(tmp_path):
     exact = tmp_path / "exact.txt"
     exact.write_text("# Size  Latency (us)\n1 2.0\n1024 3.0\n2048 4.0\n")
     assert fabrics.screen_link({"measurements": "exact.txt"}, tmp_path) is None
+
+
+def test_a_fabric_fitted_during_the_run_is_warned_the_same_way(tmp_path):
+    pingpong = tmp_path / "pingpong.csv"
+    pingpong.write_text(
+        "bytes,seconds\n1,2e-6\n1024,2.1e-6\n8192,9e-6\n65536,12e-6\n1048576,1e-4\n"
+    )
+    entry = {"pingpong": {"sizes": [1, 1024, 8192, 65536, 1048576]}}
+    fabric = fabrics.build("mine", entry, tmp_path, pingpong)
+    warning = fabrics.run_fit_warning("mine", entry, fabric)
+    assert warning.startswith("fabrics.mine: the fitted line α + β·n misses the measured time")
+    assert fabrics.run_fit_warning("mine", {**entry, "max_fit_error": 0.9}, fabric) is None

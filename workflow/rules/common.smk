@@ -45,9 +45,8 @@ configfile: syntax_checked("config/config.yaml")
 
 try:
     validate_schema(config, workflow.source_path("../schemas/config.schema.yaml"))
-    validate(
-        config, "../schemas/config.schema.yaml"
-    )  # passes now; fills in the defaults
+    # passes now; fills in the defaults
+    validate(config, "../schemas/config.schema.yaml")
     # files as the config names them, from the directory Snakemake runs in
     PLAN = check(config, Path("."))
 except ConfigError as exc:

@@ -327,6 +327,14 @@ def fit_warning(
     )
 
 
+def run_fit_warning(name: str, entry: dict[str, Any], fabric: Fabric) -> str | None:
+    """fit_warning of a fabric the pipeline measured and fitted itself (a ping-pong)."""
+    link = fabric.link
+    points = Points(*(np.asarray(link.measurements[k]) for k in ("bytes", "seconds")))
+    bound = entry.get("max_fit_error", MAX_FIT_ERROR)
+    return fit_warning(f"fabrics.{name}", points, link.alpha, link.beta, bound)
+
+
 def given_link(spec: dict[str, Any]) -> LinkClass:
     """A link class from its α and β (or bandwidth), refused above MAX_BANDWIDTH."""
     beta = float(spec["beta"] if "beta" in spec else 1.0 / spec["bandwidth"])
