@@ -9,8 +9,11 @@ import pytest
 
 from collectives import registry
 from collectives.model import cost, theory
-from collectives.registry import ALGORITHMS, Algorithm, Cost, Style
-from collectives.run.measure import measure
+from collectives.registry import ALGORITHMS, Algorithm, Cost, Parameter, Style
+from collectives.run import cli
+from collectives.run.bench import bench
+from collectives.run.measure import UsageError, measure
+from collectives.run.record import read_record
 from collectives.study import aggregate, markdown, selection
 from collectives.study.config import check
 from collectives.study.figures import counts, crossover, hotspot, phase, style
@@ -33,7 +36,11 @@ def test_every_algorithm_states_its_cost_and_its_style_is_its_own():
 
 def test_lookup_by_name_or_variant():
     assert registry.get("hierarchical-G8") is ALGORITHMS["hierarchical"]
-    assert registry.parse_variant(registry.variant_name("hierarchical", 8)) == ("hierarchical", 8)
+    named = registry.variant_name("hierarchical", {"ranks_per_node": 8})
+    assert named == "hierarchical-G8"
+    assert registry.parse_variant(named) == ("hierarchical", {"ranks_per_node": 8})
+    with pytest.raises(KeyError, match="'X3' names no parameter of hierarchical"):
+        registry.parse_variant("hierarchical-X3")
     with pytest.raises(KeyError, match="valid: naive, ring"):
         registry.get("butterfly")
 
@@ -86,3 +93,46 @@ def test_a_registered_algorithm_reaches_every_table_and_figure(with_dummy, tmp_p
         assert "dummy" in set(plot.data.algorithm)
         style.save(plot, tmp_path / "figure.png")
     assert not math.isnan(costs[costs.algorithm == "dummy"].time_s.max())
+
+
+IN_PIECES = Algorithm(
+    "in_pieces", dummy_algorithm.allreduce_in_pieces, dummy_algorithm.in_pieces_theory,
+    "in pieces", Style(6, "*", (0, (2, 1))),
+    parameters=(Parameter("pieces", "K", "pieces sent one after another", default=2),),
+)  # fmt: skip
+
+
+def test_a_parameter_needs_nothing_outside_its_module_and_the_registry(
+    monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setitem(ALGORITHMS, "in_pieces", IN_PIECES)
+    measured = measure("in_pieces", 4, 10, parameters={"pieces": 4}).record
+    assert measured.matches_theory and measured.parameters == {"pieces": 4}
+    assert measured.messages == 4 * 4 * 2  # per piece: 4 ranks, 2 steps
+    assert measure("in_pieces", 4, 10).record.parameters == {"pieces": 2}  # its default
+    with pytest.raises(UsageError, match="pieces does not apply to ring"):
+        measure("ring", 3, 10, parameters={"pieces": 4})
+    with pytest.raises(UsageError, match=r"in_pieces needs pieces at least 1 \(N=3\): got 0"):
+        measure("in_pieces", 3, 10, parameters={"pieces": 0})
+
+    output = tmp_path / "record.json"
+    assert cli.main(["measure", "--algorithm", "in_pieces", "--ranks", "2", "--elements", "7",
+                     "--pieces", "3", "--output", str(output)]) == 0  # fmt: skip
+    assert read_record(output).parameters == {"pieces": 3}
+    timed = bench(["ring", "in_pieces"], 2, [8], warmup=0, iterations=1, parameters={"pieces": 5})
+    assert [r["parameters"] for r in timed["records"]] == [{}, {"pieces": 5}]
+
+    plan = check(
+        {"algorithms": ["ring", "in_pieces"], "pieces": [2, 3], "ranks": [2, 4], "elements": [8],
+         "dtypes": ["float64"], "fabrics": {"slow": {"alpha": 1e-5, "beta": 1e-9}},
+         "dtype": "float64", "figures": {}},
+        tmp_path,
+    )  # fmt: skip
+    assert [v.name for v in plan.variants] == ["ring", "in_pieces", "in_pieces-K3"]
+    assert plan.variants[2].arguments() == "--algorithm in_pieces --pieces 3"
+    assert registry.parse_variant("in_pieces-K3") == ("in_pieces", {"pieces": 3})
+    assert style.label("in_pieces-K3") == "in pieces (K=3)"
+    table = aggregate.measurements_table([measured, read_record(output)])
+    shown = table[["algorithm", "pieces"]].values.tolist()
+    assert shown == [["in_pieces-K3", 3], ["in_pieces-K4", 4]]
+    aggregate.check_runs(table)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,35 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """A parameter an algorithm takes. Its name is the keyword everywhere outside the
+    implementation: the CLI's --name, the config's grid axis, the record's key; its letter
+    names it in variant names ('G' in hierarchical-G8). An algorithm that takes it as
+    another object (nodes of G ranks as a Topology) gets `convert(value)` as `keyword`."""
+
+    name: str
+    letter: str
+    help: str
+    default: int | None = None  # None: it must be given
+    requirement: str = "at least 1"
+    fits: Callable[[int, int], bool] = lambda value, ranks: value >= 1  # (value, N)
+    keyword: str | None = None
+    convert: Callable[[int], Any] = int
+
+    def argument(self, value: int) -> tuple[str, Any]:
+        """The implementation's keyword and argument for `value`."""
+        return self.keyword or self.name, self.convert(value)
+
+
+NODE_SIZE = Parameter(
+    "ranks_per_node", "G", "ranks per node G (the run needs G dividing N)",
+    requirement="at least 1 and dividing the ranks",
+    fits=lambda value, ranks: value >= 1 and Topology(value).fits(ranks),
+    keyword="nodes", convert=Topology,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Algorithm:
     """Everything the project knows about one algorithm."""
 
@@ -58,8 +87,8 @@ class Algorithm:
     theory: Callable[..., Counts]  # (N, M, s, *parameters) -> the exact counts
     label: str
     style: Style
-    parameters: tuple[str, ...] = field(default=())  # keyword arguments of allreduce
-    # On nodes of G ranks: (N, M, s, G) -> per link class (intra, inter) the exact counts.
+    parameters: tuple[Parameter, ...] = field(default=())  # theory takes them in this order
+    # On nodes: (N, M, s, *parameters) -> per link class (intra, inter) the exact counts.
     theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
 
     @property
@@ -78,17 +107,53 @@ class Algorithm:
             f"{self.name}: its module docstring has no 'Cost: ... α + ... nβ + ... Mγ'"
         )
 
+    @property
+    def required(self) -> tuple[Parameter, ...]:
+        """The parameters a run must give (those without a default)."""
+        return tuple(p for p in self.parameters if p.default is None)
+
+    def resolve(self, given: Mapping[str, int], ranks: int) -> dict[str, int]:
+        """Every parameter of a run on `ranks` ranks, defaults filled in, in declared order;
+        ValueError names a parameter that is missing, foreign or unfit for `ranks`."""
+        declared = {p.name: p for p in self.parameters}
+        foreign = [name for name in given if name not in declared]
+        if foreign:
+            takes = ", ".join(declared) or "no parameters"
+            raise ValueError(f"{foreign[0]} does not apply to {self.name} (it takes {takes})")
+        resolved = {}
+        for parameter in self.parameters:
+            value = given.get(parameter.name, parameter.default)
+            if value is None or not parameter.fits(value, ranks):
+                got = "none given" if value is None else f"got {value}"
+                raise ValueError(
+                    f"{self.name} needs {parameter.name} {parameter.requirement} (N={ranks}): {got}"
+                )
+            resolved[parameter.name] = value
+        return resolved
+
     def bind(self, **parameters: int) -> Callable[[Any, np.ndarray], np.ndarray]:
-        """The all-reduce with its parameters given as its implementation takes them (a
-        node size G, ranks_per_node, as the Topology of nodes of G ranks)."""
-        arguments = {name: parameters[name] for name in self.parameters}
-        if "ranks_per_node" in arguments:
-            arguments["nodes"] = Topology(arguments.pop("ranks_per_node"))
+        """The all-reduce with its (resolved) parameters as its implementation takes them."""
+        arguments = dict(p.argument(parameters[p.name]) for p in self.parameters)
         return functools.partial(self.allreduce, **arguments)
 
     def predict(self, ranks: int, elements: int, itemsize: int, **parameters: int) -> Counts:
         """The closed-form counts of one run."""
-        return self.theory(ranks, elements, itemsize, *(parameters[p] for p in self.parameters))
+        return self.theory(ranks, elements, itemsize, *self._values(parameters))
+
+    def predict_by_class(
+        self, ranks: int, elements: int, itemsize: int, **parameters: int
+    ) -> dict[str, dict[str, int]] | None:
+        """Per link class the closed-form counts of a run on nodes; None off nodes."""
+        if self.theory_by_class is None or self.nodes(parameters) is None:
+            return None
+        return self.theory_by_class(ranks, elements, itemsize, *self._values(parameters))
+
+    def nodes(self, parameters: Mapping[str, int]) -> Topology | None:
+        """The nodes a run with these parameters sits on, if the algorithm takes a node size."""
+        return Topology(parameters[NODE_SIZE.name]) if NODE_SIZE in self.parameters else None
+
+    def _values(self, parameters: Mapping[str, int]) -> list[int]:
+        return [parameters[p.name] for p in self.parameters]
 
 
 def _docstring(algorithm: Algorithm) -> str:
@@ -132,7 +197,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "hierarchical", hierarchical.allreduce, theory.hierarchical, "hierarchical",
             Style(7, "P", (0, (3, 1, 1, 1, 1, 1))),
-            parameters=("ranks_per_node",), theory_by_class=theory.hierarchical_by_class,
+            parameters=(NODE_SIZE,), theory_by_class=theory.hierarchical_by_class,
         ),
     )
 }  # fmt: skip
@@ -141,19 +206,38 @@ ALGORITHMS: dict[str, Algorithm] = {
 def get(name: str) -> Algorithm:
     """The algorithm called `name` (a variant name such as 'hierarchical-G8' names its
     algorithm); KeyError lists the valid names."""
-    base = parse_variant(name)[0]
+    base = name.split("-")[0]
     try:
         return ALGORITHMS[base]
     except KeyError:
         raise KeyError(f"unknown algorithm {base!r}; valid: {', '.join(ALGORITHMS)}") from None
 
 
-def variant_name(algorithm: str, ranks_per_node: int | None = None) -> str:
-    """How the pipeline names an algorithm with its parameters: 'ring', 'hierarchical-G8'."""
-    return algorithm if ranks_per_node is None else f"{algorithm}-G{ranks_per_node}"
+def parameters_by_name() -> dict[str, Parameter]:
+    """Every parameter some algorithm takes, by name (one parameter per name)."""
+    return {p.name: p for entry in ALGORITHMS.values() for p in entry.parameters}
 
 
-def parse_variant(name: str) -> tuple[str, int | None]:
-    """The inverse of variant_name: (algorithm, ranks_per_node)."""
-    algorithm, _, group = name.partition("-G")
-    return algorithm, int(group) if group else None
+def variant_name(algorithm: str, parameters: Mapping[str, int] | None = None) -> str:
+    """How the pipeline names an algorithm with its parameters: 'ring', 'hierarchical-G8';
+    a parameter at its default is left out. A name the registry lacks stays as it is."""
+    entry = ALGORITHMS.get(algorithm)
+    given = parameters or {}
+    tags = [
+        f"-{p.letter}{given[p.name]}"
+        for p in (entry.parameters if entry else ())
+        if p.name in given and given[p.name] != p.default
+    ]
+    return algorithm + "".join(tags)
+
+
+def parse_variant(name: str) -> tuple[str, dict[str, int]]:
+    """The inverse of variant_name: (algorithm, the parameters its name gives)."""
+    algorithm, *tags = name.split("-")
+    letters = {p.letter: p.name for p in ALGORITHMS[algorithm].parameters} if tags else {}
+    given = {}
+    for tag in tags:
+        if tag[:1] not in letters or not tag[1:].isdigit():
+            raise KeyError(f"{name!r}: {tag!r} names no parameter of {algorithm}")
+        given[letters[tag[0]]] = int(tag[1:])
+    return algorithm, given

@@ -46,7 +46,7 @@ def test_verifies_and_matches_theory(algorithm, n, m):
 )
 @pytest.mark.parametrize("m", [1, 3, 97, 1024, 70000])
 def test_hierarchical_verifies_and_matches_theory_per_link_class(n, g, m):
-    record = run_record("hierarchical", n, m, ranks_per_node=g)
+    record = run_record("hierarchical", n, m, parameters={"ranks_per_node": g})
     assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
     classes = record["link_classes"]
     assert classes["measured"] == classes["theory"]
@@ -63,7 +63,7 @@ def test_hierarchical_verifies_and_matches_theory_per_link_class(n, g, m):
 )
 def test_property_hierarchical_any_layout(n_per_node, m, dtype):
     nodes, g = n_per_node
-    record = run_record("hierarchical", nodes * g, m, dtype=dtype, ranks_per_node=g)
+    record = run_record("hierarchical", nodes * g, m, dtype=dtype, parameters={"ranks_per_node": g})
     assert record["verified"] and record["matches_theory"]
 
 

@@ -97,7 +97,7 @@ def test_flat_replay_equals_rounds_alpha_plus_critical_bytes_beta(algorithm, n, 
 )
 def test_hierarchical_replay_adds_up_its_link_classes(n, g, m):
     """On two link classes, replay = sum over classes of rounds*alpha + bytes*beta."""
-    record, trace = run_with_trace("hierarchical", n, m, ranks_per_node=g)
+    record, trace = run_with_trace("hierarchical", n, m, parameters={"ranks_per_node": g})
     intra, inter = LinkClass(3e-7, 2e-11), LinkClass(2.6e-6, 1.05e-10)
     classes = theory.hierarchical_by_class(n, m, 8, g)
     expected = sum(

@@ -24,7 +24,8 @@ def test_the_seed_table():
 
 @pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
 def test_one_rank_moves_nothing(algorithm):
-    parameters = {"ranks_per_node": 1} if ALGORITHMS[algorithm].parameters else {}
+    entry = ALGORITHMS[algorithm]
+    parameters = entry.resolve({p.name: 1 for p in entry.required}, 1)
     assert registry.get(algorithm).predict(1, 100, 8, **parameters) == theory.Counts(0, 0, 0, 0, 0)
 
 

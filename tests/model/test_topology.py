@@ -55,7 +55,7 @@ def test_measure_theory_and_replay_agree_on_rail_nodes(n, m):
     the closed form's (NICs change no link's class), and its replay equals the closed-form
     time, since with a rail per position no two ranks share a NIC port (a rank's own send
     port already serialises its messages)."""
-    record, trace = run_with_trace("hierarchical", n, m, ranks_per_node=4)
+    record, trace = run_with_trace("hierarchical", n, m, parameters={"ranks_per_node": 4})
     rails = rail_fabric(4, rails=True)
     classes = theory.hierarchical_by_class(n, m, 8, 4)
     assert by_link_class(trace, rails.topology) == classes == record["link_classes"]["measured"]
@@ -71,7 +71,7 @@ def test_fewer_rails_queue_what_more_rails_carry_at_once():
     """Hierarchical across 2 nodes of 4: every position sends across at once. One NIC shared by the
     node's 4 positions is slower than 2 rails, which are slower than 4, whose replay is the
     unshared one; 2 pooled ports carry what 2 rails carry."""
-    _, trace = run_with_trace("hierarchical", 8, 1 << 16, ranks_per_node=4)
+    _, trace = run_with_trace("hierarchical", 8, 1 << 16, parameters={"ranks_per_node": 4})
     one, two, four = (replay(trace, rail_fabric(k, rails=True)) for k in (1, 2, 4))
     assert one > two > four == replay(trace, rail_fabric(None))
     assert replay(trace, rail_fabric(2)) == pytest.approx(two, rel=1e-12)

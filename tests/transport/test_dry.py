@@ -39,7 +39,7 @@ def test_the_dry_trace_is_the_measured_one(name, n, m, dtype):
 
 @pytest.mark.parametrize("m", [64, 8192])  # below and above its switch to ring across nodes
 def test_hierarchical_decides_by_the_bytes_it_stands_for(m):
-    _, measured = run_with_trace("hierarchical", 16, m, ranks_per_node=4)
+    _, measured = run_with_trace("hierarchical", 16, m, parameters={"ranks_per_node": 4})
     allreduce = registry.get("hierarchical").bind(ranks_per_node=4)
     assert same(dry_trace(allreduce, 16, m, 8), measured)
 

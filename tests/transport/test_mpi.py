@@ -49,7 +49,7 @@ def test_every_algorithm_counts_the_same_over_mpi_and_queues(ranks, tmp_path):
     assert done.returncode == 0, done.stderr
     over_mpi = json.loads(out.read_text())["records"]
     over_queues = bench(list(ALGORITHMS), ranks, SIZES, warmup=0, iterations=1,
-                        ranks_per_node=group_for(ranks))["records"]  # fmt: skip
+                        parameters={"ranks_per_node": group_for(ranks)})["records"]  # fmt: skip
     assert len(over_mpi) == len(over_queues) == len(ALGORITHMS) * len(SIZES)
     for mine, theirs in zip(over_mpi, over_queues, strict=True):
         assert (mine["algorithm"], mine["elements"]) == (theirs["algorithm"], theirs["elements"])

@@ -54,7 +54,8 @@ except ConfigError as exc:
 for warning in PLAN.warnings:  # usable, but worth a look: one line each
     print(f"warning: {warning}", file=sys.stderr)
 WALLCLOCK = PLAN.wallclock
-# The algorithms that need no node structure: what a cluster's flat fit can price.
+# The algorithms at their default parameters (no node size named): what a cluster's flat
+# fit can price.
 FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
 STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
                 "crossover.csv", "cost_model.md", "workloads.csv", "selection.csv",
@@ -65,7 +66,7 @@ TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_defaul
 
 
 wildcard_constraints:
-    algorithm="[a-z_]+(-G[0-9]+)?",
+    algorithm="[a-z_]+(-[A-Z][0-9]+)*",
     dtype="[a-z0-9]+",
     ranks="[0-9]+",
     elements="[0-9]+",
@@ -345,7 +346,7 @@ def tuning_selection(wildcards):
 
 
 def tuning_setting(wildcards, input):
-    """`collectives launch` options of a setting."""
+    """`collectives mpiexec` options of a setting."""
     if wildcards.setting.startswith("force-"):
         return f"--force {wildcards.setting.removeprefix('force-')}"
     if wildcards.setting in ("model", "clock"):

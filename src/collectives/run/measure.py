@@ -8,6 +8,7 @@ counts must equal the algorithm's closed form.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,6 @@ from numpy.random import default_rng  # imported once here, not in every forked 
 
 from .. import registry
 from ..model import theory
-from ..model.topology import Topology
 from ..transport import Transport, get_transport
 from ..transport.accounting import RunCounts
 from ..transport.launch import Launch, RankFailure, RankRun
@@ -73,22 +73,19 @@ def validate(
     elements: int,
     dtype: str,
     data: str,
-    ranks_per_node: int | None = None,
-) -> np.dtype:
-    """Check a request; UsageError says exactly what is wrong. Returns the numpy dtype."""
+    parameters: Mapping[str, int] | None = None,
+) -> tuple[np.dtype, dict[str, int]]:
+    """Check a request; UsageError says exactly what is wrong. Returns the numpy dtype and
+    the algorithm's parameters, defaults filled in."""
     if algorithm not in registry.ALGORITHMS:
         valid = ", ".join(registry.ALGORITHMS)
         raise UsageError(f"unknown algorithm {algorithm!r}; valid algorithms: {valid}")
     np_dtype = validate_vectors(ranks, elements, dtype, data)
-    if takes_group(algorithm):
-        if ranks_per_node is None or ranks_per_node < 1 or not Topology(ranks_per_node).fits(ranks):
-            raise UsageError(
-                f"{algorithm} needs --ranks-per-node G with G >= 1 dividing the ranks "
-                f"({ranks}), got {ranks_per_node}"
-            )
-    elif ranks_per_node is not None:
-        raise UsageError(f"--ranks-per-node does not apply to {algorithm}")
-    return np_dtype
+    try:
+        resolved = registry.ALGORITHMS[algorithm].resolve(parameters or {}, ranks)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return np_dtype, resolved
 
 
 def validate_vectors(ranks: int, elements: int, dtype: str, data: str) -> np.dtype:
@@ -147,12 +144,6 @@ def _decimal_bytes(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
-def takes_group(algorithm: str) -> bool:
-    """Whether the algorithm runs on nodes of G ranks (--ranks-per-node)."""
-    known = registry.ALGORITHMS.get(algorithm)
-    return known is not None and "ranks_per_node" in known.parameters
-
-
 def transport_named(name: str):
     """The transport called `name`, or UsageError naming the valid ones."""
     try:
@@ -178,7 +169,7 @@ def measure(
     data: str = "int",
     timeout: float = DEFAULT_TIMEOUT,
     fault: str | None = None,
-    ranks_per_node: int | None = None,
+    parameters: Mapping[str, int] | None = None,
     transport: str = "queue",
 ) -> Measured | None:
     """Run one all-reduce on `ranks` processes; return its verified record and its trace.
@@ -191,7 +182,7 @@ def measure(
     """
     ranks_on = transport_named(transport)
     ranks = started_ranks(ranks_on, ranks)
-    np_dtype = validate(algorithm, ranks, elements, dtype, data, ranks_per_node)
+    np_dtype, parameters = validate(algorithm, ranks, elements, dtype, data, parameters)
     check_memory(ranks, elements, np_dtype, data)
     if timeout <= 0:
         raise UsageError(f"timeout must be positive, got {timeout}")
@@ -203,7 +194,6 @@ def measure(
             launch = ranks_on.faulty(fault, ranks)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    parameters = {"ranks_per_node": ranks_per_node} if ranks_per_node is not None else {}
     where = f"{algorithm} N={ranks} M={elements} {dtype}"
     run, reference = _launch(ranks_on, launch, algorithm, parameters, ranks, elements, np_dtype,
                              seed, data, timeout, where)  # fmt: skip
@@ -219,7 +209,7 @@ def measure(
         detail = ", ".join(f"{f} {m} (theory {t})" for f, (m, t) in compared.mismatches.items())
         raise MeasurementError(f"{where}: measured counts differ from theory: {detail}")
     record = Record(
-        algorithm=algorithm, ranks_per_node=ranks_per_node, ranks=ranks, elements=elements,
+        algorithm=algorithm, parameters=parameters, ranks=ranks, elements=elements,
         dtype=dtype, itemsize=np_dtype.itemsize, seed=seed, data=data, transport=transport,
         library=False, **compared.fields, trace=None, **check,
         wall_seconds=run.wall_seconds, collective_seconds=run.collective_seconds, timing=None,
@@ -296,10 +286,7 @@ def check_counts(
         for field, value in predicted.as_dict().items()
         if measured[field] != value
     }
-    group = parameters.get("ranks_per_node")
-    by_class = None
-    if entry.theory_by_class and group is not None:  # on nodes
-        by_class = entry.theory_by_class(ranks, elements, itemsize, group)
+    by_class = entry.predict_by_class(ranks, elements, itemsize, **parameters)
     if by_class is not None and measured_by_class is not None:
         mismatches |= {
             f"{link}.{field}": (measured_by_class.get(link, {}).get(field), value)
@@ -324,12 +311,12 @@ def compare_with_theory(
     matches_theory, and the mismatches."""
     entry = registry.ALGORITHMS[algorithm]
     measured = {field: getattr(counts, field) for field in theory.COUNT_FIELDS}
-    group = parameters.get("ranks_per_node")
+    nodes = entry.nodes(parameters)
     by_class = None
-    if entry.theory_by_class and group is not None and trace is not None:
-        from ..model.replay import by_link_class  # only two-level runs: keep the start lean
+    if entry.theory_by_class and nodes is not None and trace is not None:
+        from ..model.replay import by_link_class  # only runs on nodes: keep the start lean
 
-        by_class = by_link_class(trace, Topology(group))
+        by_class = by_link_class(trace, nodes)
     checked = check_counts(algorithm, measured, ranks, elements, itemsize, parameters, by_class)
     mismatches = checked.mismatches
     classes = None if by_class is None else {"measured": by_class, "theory": checked.by_class}

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 DTYPES = ("float64", "float32", "float16", "int64", "int32")
 DATA_KINDS = ("int", "normal")
 MAX_RANKS = 1024
@@ -53,7 +53,7 @@ class Record:
     """
 
     algorithm: str
-    ranks_per_node: int | None
+    parameters: dict[str, int]  # the algorithm's, defaults included (registry.Parameter)
     ranks: int
     elements: int
     dtype: str

@@ -19,19 +19,23 @@ import pandas as pd
 from ..model.fabric import Fabric
 from ..model.replay import replay
 from ..model.theory import COUNT_FIELDS
-from ..registry import variant_name
+from ..registry import parameters_by_name, variant_name
 from ..run.bench import PEERS
 from ..run.files import load_trace
 from ..run.measure import UsageError, check_counts, validate
 from ..run.record import Record, RecordError, read_record
 from ..transport.trace import RECV, SEND, Trace
 
-COLUMNS = [
-    "algorithm", "ranks_per_node", "ranks", "elements", "dtype", "itemsize", "message_bytes",
-    "seed", "data",
-    *COUNT_FIELDS, *(f"theory_{f}" for f in COUNT_FIELDS), "matches_theory", "verified",
-    "ranks_agree", "max_abs_error", "elements_reduced", "wall_seconds", "collective_seconds",
-]  # fmt: skip
+
+def measurement_columns() -> list[str]:
+    """The columns of measurements.csv: the grid point (every algorithm parameter of the
+    registry among them), the counts beside theory, the checks and the clocks."""
+    return [
+        "algorithm", *parameters_by_name(), "ranks", "elements", "dtype", "itemsize",
+        "message_bytes", "seed", "data",
+        *COUNT_FIELDS, *(f"theory_{f}" for f in COUNT_FIELDS), "matches_theory", "verified",
+        "ranks_agree", "max_abs_error", "elements_reduced", "wall_seconds", "collective_seconds",
+    ]  # fmt: skip
 
 
 def replayed_runs(
@@ -42,7 +46,7 @@ def replayed_runs(
     checked first (load_runs)."""
     return [
         {
-            "algorithm": variant_name(record.algorithm, record.ranks_per_node),
+            "algorithm": variant_name(record.algorithm, record.parameters),
             "ranks": record.ranks,
             "elements": record.elements,
             "dtype": record.dtype,
@@ -167,15 +171,15 @@ def record_problems(record: Record) -> list[str]:
     if record.library:
         return ["a library's timed run, not a measured one"]
     try:
-        dtype = validate(record.algorithm, record.ranks, record.elements, record.dtype,
-                         record.data, record.ranks_per_node)  # fmt: skip
+        dtype, parameters = validate(record.algorithm, record.ranks, record.elements,
+                                     record.dtype, record.data, record.parameters)  # fmt: skip
     except UsageError as exc:
         return [str(exc)]
+    if parameters != record.parameters:
+        return [f"parameters {record.parameters}, but the run's are {parameters}"]
     problems = [] if record.verified else ["verified is false"]
     if record.itemsize != dtype.itemsize:
         problems.append(f"itemsize {record.itemsize}, but {record.dtype} has {dtype.itemsize}")
-    group = record.ranks_per_node
-    parameters = {"ranks_per_node": group} if group is not None else {}
     classes = record.link_classes or {}
     checked = check_counts(
         record.algorithm, {f: getattr(record, f) for f in COUNT_FIELDS}, record.ranks,
@@ -221,14 +225,15 @@ def measurements_table(records: list[Record]) -> pd.DataFrame:
 
     `algorithm` names the variant: a hierarchical run on nodes of 8 is 'hierarchical-G8'.
     """
+    columns = measurement_columns()
     rows = []
     for record in records:
         data = record.to_dict()
-        row = {key: data[key] for key in COLUMNS if key in data}
-        row["algorithm"] = variant_name(record.algorithm, record.ranks_per_node)
+        row = {key: data[key] for key in columns if key in data} | record.parameters
+        row["algorithm"] = variant_name(record.algorithm, record.parameters)
         row.update({f"theory_{f}": record.theory[f] for f in COUNT_FIELDS})
         rows.append(row)
-    table = pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=columns)
     return table.sort_values(["dtype", "algorithm", "ranks", "elements"], ignore_index=True)
 
 

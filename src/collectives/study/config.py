@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,6 @@ import yaml
 
 from .. import registry
 from ..model.library_rules import RULES
-from ..model.topology import Topology
 from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
@@ -36,21 +36,22 @@ class Variant:
     """An algorithm with its parameters, as one competitor of the grid."""
 
     algorithm: str
-    ranks_per_node: int | None = None
+    parameters: tuple[tuple[str, int], ...] = ()  # (name, value), in declared order
 
     @property
     def name(self) -> str:
         """The variant's name in the pipeline: 'ring', 'hierarchical-G8'."""
-        return registry.variant_name(self.algorithm, self.ranks_per_node)
+        return registry.variant_name(self.algorithm, dict(self.parameters))
 
     def runs_at(self, ranks: int) -> bool:
-        """A hierarchical variant needs whole nodes: G must divide N."""
-        return self.ranks_per_node is None or Topology(self.ranks_per_node).fits(ranks)
+        """Whether every parameter fits N (a node size must divide it)."""
+        by_name = registry.parameters_by_name()
+        return all(by_name[name].fits(value, ranks) for name, value in self.parameters)
 
     def arguments(self) -> str:
         """Its `collectives measure` options."""
-        group = f" --ranks-per-node {self.ranks_per_node}" if self.ranks_per_node else ""
-        return f"--algorithm {self.algorithm}{group}"
+        options = "".join(f" --{name.replace('_', '-')} {value}" for name, value in self.parameters)
+        return f"--algorithm {self.algorithm}{options}"
 
 
 @dataclass(frozen=True)
@@ -228,13 +229,20 @@ def _variants(config: dict[str, Any], ranks: list[int]) -> list[Variant]:
             raise ConfigError(f"algorithms[{index}]: unknown algorithm {name!r}; valid: {valid}")
     variants = []
     for name in names:
-        if "ranks_per_node" not in registry.ALGORITHMS[name].parameters:
-            variants.append(Variant(name))
-            continue
-        for group in _axis(config, "ranks_per_node", 1, MAX_RANKS, default=[8]):
-            if not any(n % group == 0 for n in ranks):
-                raise ConfigError(f"ranks_per_node: {group} divides none of the ranks {ranks}")
-            variants.append(Variant(name, group))
+        axes = []
+        for parameter in registry.ALGORITHMS[name].parameters:
+            if parameter.name not in config and parameter.default is None:
+                raise ConfigError(f"{parameter.name}: {name} needs this axis")
+            default = None if parameter.name in config else [parameter.default]
+            values = _axis(config, parameter.name, 1, None, default=default)
+            for value in values:
+                if not any(parameter.fits(value, n) for n in ranks):
+                    raise ConfigError(
+                        f"{parameter.name}: {value} is not {parameter.requirement} for any "
+                        f"of the ranks {ranks}"
+                    )
+            axes.append([(parameter.name, value) for value in values])
+        variants += [Variant(name, chosen) for chosen in itertools.product(*axes)]
     return variants
 
 
@@ -271,7 +279,7 @@ def _headline(
         if fabric not in fabrics:
             raise ConfigError(f"figures.headline.fabrics[{index}]: no fabric {fabric!r} in fabrics")
     for index, name in enumerate(headline.get("algorithms", [])):
-        if name not in algorithms or registry.ALGORITHMS[name].parameters:
+        if name not in algorithms or registry.ALGORITHMS[name].required:
             raise ConfigError(
                 f"figures.headline.algorithms[{index}]: {name!r} is not an algorithm of "
                 "algorithms without parameters"
@@ -308,7 +316,7 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
     timed_elements = _axis(section, "elements", 1, None, key_prefix="wallclock.")
     names = section["algorithms"]
     for index, name in enumerate(names):
-        if name not in registry.ALGORITHMS or registry.ALGORITHMS[name].parameters:
+        if name not in registry.ALGORITHMS or registry.ALGORITHMS[name].required:
             raise ConfigError(
                 f"wallclock.algorithms[{index}]: {name!r} is not an algorithm without parameters"
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -27,20 +27,28 @@ FAULT_KINDS = {
     "corrupt": "the rank's result is off by one in its first element",
     "extra": "the rank sends one extra message (to itself) after the algorithm",
 }
+Value = TypeVar("Value")
+
+
+def _here(make: Callable[[], Value]) -> Value:
+    """Ranks forked from this process inherit what it makes before the launch."""
+    return make()
 
 
 @dataclass(frozen=True)
 class Transport:
     """A transport's launcher, the allocator of the (ranks, elements) result array, the
-    number of ranks it was started with, if it decides that (mpiexec -n does), and its
-    fault injection, if it has one (the queue's testing aid: faulty(spec, ranks) is its
-    launcher with a fault bound; ValueError for a bad spec)."""
+    number of ranks it was started with, if it decides that (mpiexec -n does), its fault
+    injection, if it has one (the queue's testing aid: faulty(spec, ranks) is its launcher
+    with a fault bound; ValueError for a bad spec), and from_root(make): make() called once,
+    by the root, and its value in every process that will be a rank."""
 
     name: str
     launch: Launch
     result_array: Callable[[tuple[int, int], Any], np.ndarray]
     started_ranks: Callable[[], int | None] = lambda: None
     faulty: Callable[[str, int], Launch] | None = None
+    from_root: Callable[[Callable[[], Any]], Any] = _here
 
 
 def get_transport(name: str) -> Transport:
@@ -58,5 +66,7 @@ def get_transport(name: str) -> Transport:
                 f"the mpi transport needs mpi4py and an MPI library ({exc}); "
                 "pip install 'collectives[mpi]'"
             ) from None
-        return Transport("mpi", mpi.launch, mpi.result_array, mpi.world_size)
+        return Transport(
+            "mpi", mpi.launch, mpi.result_array, mpi.world_size, from_root=mpi.from_root
+        )
     raise ValueError(f"unknown transport {name!r}; valid transports: {', '.join(TRANSPORTS)}")

@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,6 +121,12 @@ class MpiComm(CountingComm):
 def world_size() -> int:
     """How many ranks mpiexec started."""
     return MPI.COMM_WORLD.Get_size()
+
+
+def from_root(make: Callable[[], Any]) -> Any:
+    """make() called by rank 0 alone, and its value on every rank of the job."""
+    world = MPI.COMM_WORLD
+    return world.bcast(make() if world.Get_rank() == 0 else None)
 
 
 def result_array(shape: tuple[int, int], dtype: np.dtype | str) -> np.ndarray:

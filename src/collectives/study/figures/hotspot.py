@@ -18,7 +18,7 @@ def table(records: list[Record]) -> pd.DataFrame:
     """Bytes sent and received by every rank of every record, in registry order."""
     records = sorted(records, key=lambda r: list(registry.ALGORITHMS).index(r.algorithm))
     return pd.DataFrame(
-        {"algorithm": registry.variant_name(r.algorithm, r.ranks_per_node), "rank": rank,
+        {"algorithm": registry.variant_name(r.algorithm, r.parameters), "rank": rank,
          "sent_bytes": sent, "received_bytes": received}
         for r in records
         for rank, (sent, received) in enumerate(zip(r.bytes_sent, r.bytes_recv, strict=True))

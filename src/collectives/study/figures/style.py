@@ -73,9 +73,11 @@ def label(name: str) -> str:
     or a library all-reduce."""
     if name in LIBRARY_LABELS:
         return LIBRARY_LABELS[name]
-    group = registry.parse_variant(name)[1]
-    text = registry.get(name).label
-    return f"{text} (G={group})" if group else text
+    algorithm, given = registry.parse_variant(name)
+    letters = {p.name: p.letter for p in registry.get(algorithm).parameters}
+    settings = ", ".join(f"{letters[key]}={value}" for key, value in given.items())
+    text = registry.get(algorithm).label
+    return f"{text} ({settings})" if settings else text
 
 
 def colour(algorithm: str):

@@ -4,7 +4,7 @@ import functools
 
 from ..launch import Launch
 from .faults import FAULT_KINDS, Fault
-from .launcher import launch
+from .forking import launch
 from .links import shared_array, wait_mode
 
 __all__ = ["FAULT_KINDS", "Fault", "faulty", "launch", "shared_array", "wait_mode"]
