@@ -19,7 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from .algorithms import binomial_tree, hierarchical, naive, rabenseifner, recursive_doubling, ring
+from .algorithms import (
+    binomial_tree,
+    hierarchical,
+    naive,
+    nccl_ring,
+    one_shot,
+    rabenseifner,
+    recursive_doubling,
+    ring,
+    two_shot,
+)
 from .model import theory
 from .model.theory import Counts
 from .model.topology import Topology
@@ -88,6 +98,8 @@ class Algorithm:
     label: str
     style: Style
     parameters: tuple[Parameter, ...] = field(default=())  # theory takes them in this order
+    max_ranks: int | None = None  # the most ranks the libraries that ship it run it on: the
+    # grid stops there (it runs at any N when asked directly)
     # On nodes: (N, M, s, *parameters) -> per link class (intra, inter) the exact counts.
     theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
 
@@ -172,6 +184,10 @@ def _unwrap(formula: str) -> str:
     return formula[1:-1]
 
 
+# vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py,
+# _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]) runs one- and two-shot on NVLink nodes of up to 8 GPUs.
+VLLM_CUSTOM_ALLREDUCE_RANKS = 8
+
 ALGORITHMS: dict[str, Algorithm] = {
     entry.name: entry
     for entry in (
@@ -198,6 +214,24 @@ ALGORITHMS: dict[str, Algorithm] = {
             "hierarchical", hierarchical.allreduce, theory.hierarchical, "hierarchical",
             Style(7, "P", (0, (3, 1, 1, 1, 1, 1))),
             parameters=(NODE_SIZE,), theory_by_class=theory.hierarchical_by_class,
+        ),
+        Algorithm(
+            "nccl_ring", nccl_ring.allreduce, theory.nccl_ring, "NCCL ring",
+            Style(8, "h", (0, (4, 2))),
+            parameters=(
+                Parameter("channels", "C", "rings the vector is split over",
+                          default=nccl_ring.CHANNELS),
+                Parameter("chunk_bytes", "K", "bytes of a chunk, the unit a ring step moves",
+                          default=nccl_ring.CHUNK_BYTES),
+            ),
+        ),
+        Algorithm(
+            "one_shot", one_shot.allreduce, theory.one_shot, "one-shot", Style(9, "<", (0, (1, 1))),
+            max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS,
+        ),
+        Algorithm(
+            "two_shot", two_shot.allreduce, theory.two_shot, "two-shot",
+            Style(3, "p", (0, (6, 2, 1, 2))), max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS,
         ),
     )
 }  # fmt: skip

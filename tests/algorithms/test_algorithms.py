@@ -22,7 +22,7 @@ def sizes_for(n: int) -> list[int]:
     return sorted({1, max(1, n - 1), n + 1, PRIME, 1024, 1024 * n})
 
 
-PLAIN = [a for a in ALGORITHMS if not ALGORITHMS[a].parameters]
+PLAIN = [a for a in ALGORITHMS if not ALGORITHMS[a].required]  # runs at its defaults
 # Every N to 9 (powers of two, their neighbours, odd and even non-powers), then 12 (a power
 # of two plus a remainder of 4), 16 and 17: where the algorithms' special cases start.
 RANKS = [*range(1, 10), 12, 16, 17]
@@ -34,11 +34,28 @@ def test_verifies_and_matches_theory(algorithm, n, m):
     record = run_record(algorithm, n, m)  # raises unless verified and equal to theory
     assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
     assert record["max_abs_error"] == 0
-    predicted = registry.get(algorithm).predict(n, m, 8)
+    entry = registry.get(algorithm)
+    predicted = entry.predict(n, m, 8, **entry.resolve({}, n))
     assert record["theory"] == predicted.as_dict()
     assert record["rounds"] == predicted.rounds
     assert record["bytes_total"] == predicted.bytes_total
     assert sum(record["bytes_sent"]) == sum(record["bytes_recv"]) == record["bytes_total"]
+
+
+CHANNELS, CHUNK_ELEMENTS = 3, 2  # small chunks: many loops, uneven channel blocks
+
+
+@pytest.mark.parametrize("n", RANKS)
+@pytest.mark.parametrize("loops", [0, 1, 3])  # M below one loop, at one, past three
+@pytest.mark.parametrize("extra", [1, 5])
+def test_nccl_ring_in_chunks_verifies_and_matches_theory(n, loops, extra):
+    m = loops * CHANNELS * n * CHUNK_ELEMENTS + extra
+    parameters = {"channels": CHANNELS, "chunk_bytes": 8 * CHUNK_ELEMENTS}
+    record = run_record("nccl_ring", n, m, parameters=parameters)
+    assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
+    ring = registry.get("ring").predict(n, m, 8)
+    assert record["bytes_total"] == ring.bytes_total  # the ring's bytes, in more messages
+    assert record["messages"] == ring.messages * CHANNELS * (loops + 1)
 
 
 @pytest.mark.parametrize(

@@ -107,3 +107,22 @@ def test_hierarchical_replay_adds_up_its_link_classes(n, g, m):
     fabric = nodes(intra, inter, ranks_per_node=g)
     assert replay(trace, fabric) == pytest.approx(expected, rel=1e-12)
     assert by_link_class(trace, Topology(g)) == classes == record["link_classes"]["measured"]
+
+
+def test_nccl_ring_approaches_the_ring_as_its_chunks_grow():
+    """One channel: smaller chunks pay more latencies for the same bytes; at one loop the
+    replay is the ring's."""
+    n, m, fabric = 4, 4096, flat(LinkClass(1e-6, 1e-9))
+    _, ring_trace = run_with_trace("ring", n, m)
+    ring_time = replay(ring_trace, fabric)
+    times = []
+    for chunk_bytes in (64, 512, 4096, 8 * m):
+        _, trace = run_with_trace(
+            "nccl_ring", n, m, parameters={"channels": 1, "chunk_bytes": chunk_bytes}
+        )
+        times.append(replay(trace, fabric))
+    assert times == sorted(times, reverse=True)
+    assert times[-1] == pytest.approx(ring_time)
+    loops = m // (n * 64 // 8)  # the smallest chunks: 8 elements, 32 a loop
+    bandwidth = 2 * (n - 1) / n * m * 8 * 1e-9
+    assert times[0] == pytest.approx(loops * 2 * (n - 1) * 1e-6 + bandwidth, rel=0.01)

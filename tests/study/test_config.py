@@ -12,20 +12,25 @@ from pathlib import Path
 import pytest
 import yaml
 
+from collectives import registry
 from collectives.study.config import ConfigError, check, read_yaml, validate_schema
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
+GRID_KEYS = "ranks_per_node, channels, chunk_bytes, elements"  # the algorithms' parameters
 
 
 def test_the_shipped_config_is_valid():
     plan = check(CONFIG, REPO)
     assert plan.algorithms == [
         "naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree", "hierarchical-G8",
+        "nccl_ring", "one_shot", "two_shot",
     ]  # fmt: skip
-    hierarchical = plan.variants[-1]
+    hierarchical, nccl_ring, one_shot = plan.variants[5:8]
     assert hierarchical.arguments() == "--algorithm hierarchical --ranks-per-node 8"
     assert [n for n in plan.ranks if hierarchical.runs_at(n)] == [8, 16, 32, 64]
+    assert nccl_ring.arguments() == "--algorithm nccl_ring --channels 2 --chunk-bytes 2097152"
+    assert [n for n in plan.ranks if one_shot.runs_at(n)] == [2, 3, 4, 8]  # vLLM's sizes
     assert plan.fabrics["ndv2"] == "structured"
     assert plan.ranks == [2, 3, 4, 8, 16, 32, 64]
     assert plan.elements == [4**k for k in range(11)]
@@ -44,7 +49,7 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[6\]: unknown algorithm"),
+        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[9\]: unknown algorithm"),
         (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 is not at least 1 and"),
         (lambda c: c["fabrics"]["ndv2"].pop("inter"), "fabrics.ndv2: a two-level fabric"),
         (lambda c: c["figures"]["structure"].update(fabric="nvlink"), "is not a two-level"),
@@ -126,17 +131,17 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["wallclock"].update(peers=["nccl"]),
          "wallclock.peers[0]: 'nccl' is not one of mpi, gloo"),
         (lambda c: c.update(sed=1), "sed: unknown key; did you mean seed? valid: algorithms, "
-         "ranks, ranks_per_node, elements, dtypes, dtype, seed, data, timeout, fabrics, workloads, "
+         f"ranks, {GRID_KEYS}, dtypes, dtype, seed, data, timeout, fabrics, workloads, "
          "libraries, wallclock, figures"),
         (lambda c: c["figures"].update(dtype="float64"), "figures.dtype: moved to the top-level "
          "key dtype (the one dtype the figures, the workloads, the selections and the timed runs "
          "use)"),
-        (lambda c: c.update(zzz=1), "zzz: unknown key; valid: algorithms, ranks, ranks_per_node, "
-         "elements, dtypes, dtype, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
+        (lambda c: c.update(zzz=1), f"zzz: unknown key; valid: algorithms, ranks, {GRID_KEYS}, "
+         "dtypes, dtype, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
          "figures"),
         # a misspelt required key: the unknown key is named, not the required one as missing
         (lambda c: c.update(rank=c.pop("ranks")), "rank: unknown key; did you mean ranks? "
-         "valid: algorithms, ranks, ranks_per_node, elements, dtypes, dtype, seed, data, timeout, "
+         f"valid: algorithms, ranks, {GRID_KEYS}, dtypes, dtype, seed, data, timeout, "
          "fabrics, workloads, libraries, wallclock, figures"),
         (lambda c: c["fabrics"]["nvlink"].update(alpah=1),
          "fabrics.nvlink.alpah: unknown key; did you mean alpha? valid: alpha, beta, bandwidth, "

@@ -27,17 +27,25 @@ def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
 
 def reduce_scatter(comm: Communicator, chunks: list[np.ndarray]) -> None:
     """N-1 steps: add the chunk arriving from the left; rank r ends with chunk r+1 summed."""
-    n, rank = comm.size, comm.rank
-    right, left = (rank + 1) % n, (rank - 1) % n
-    for step in range(n - 1):
-        send, recv = (rank - step) % n, (rank - step - 1) % n
-        comm.sendrecv_reduce(chunks[send], right, left, chunks[recv])
+    for step in range(comm.size - 1):
+        reduce_scatter_step(comm, chunks, step)
 
 
 def all_gather(comm: Communicator, chunks: list[np.ndarray]) -> None:
     """N-1 steps: pass the finished chunks on around the ring."""
+    for step in range(comm.size - 1):
+        all_gather_step(comm, chunks, step)
+
+
+def reduce_scatter_step(comm: Communicator, chunks: list[np.ndarray], step: int) -> None:
+    """Send chunk r-step to the right; add chunk r-step-1 arriving from the left."""
     n, rank = comm.size, comm.rank
-    right, left = (rank + 1) % n, (rank - 1) % n
-    for step in range(n - 1):
-        send, recv = (rank + 1 - step) % n, (rank - step) % n
-        comm.sendrecv(chunks[send], right, left, out=chunks[recv])
+    send, recv = (rank - step) % n, (rank - step - 1) % n
+    comm.sendrecv_reduce(chunks[send], (rank + 1) % n, (rank - 1) % n, chunks[recv])
+
+
+def all_gather_step(comm: Communicator, chunks: list[np.ndarray], step: int) -> None:
+    """Send finished chunk r+1-step to the right; take chunk r-step from the left."""
+    n, rank = comm.size, comm.rank
+    send, recv = (rank + 1 - step) % n, (rank - step) % n
+    comm.sendrecv(chunks[send], (rank + 1) % n, (rank - 1) % n, out=chunks[recv])

@@ -162,3 +162,69 @@ def _hierarchical(n: int, m: int, s: int, g: int) -> tuple[Counts, dict[str, dic
         hotspot_bytes=max(in_node[j] + shards[(j + 1) % g].hotspot_bytes for j in range(g)) * s,
     )
     return total, by_class
+
+
+def one_shot(n: int, m: int, s: int) -> Counts:
+    """Every rank swaps its whole vector with each of the N-1 others, one a round: a single
+    port takes them in turn, so each rank's N-1 receives of M elements are its critical
+    path, and every rank moves 2(N-1)M."""
+    every = n * (n - 1)
+    return Counts(
+        rounds=n - 1,
+        messages=every,
+        bytes_total=every * m * s,
+        bytes_critical=(n - 1) * m * s,
+        hotspot_bytes=2 * (n - 1) * m * s,
+    )
+
+
+def two_shot(n: int, m: int, s: int) -> Counts:
+    """N pieces c_j = floor(M/N) + [j < M mod N]; rank r sends M - c_r and receives
+    (N-1)c_r in the reduce-scatter, sends (N-1)c_r and receives M - c_r in the all-gather,
+    N-1 messages each. The owner of the largest piece (rank 0) receives N-1 of it, then
+    sends it N-1 times: 2(N-1) ceil(M/N) on the critical path, and no message is larger."""
+    if n == 1:
+        return Counts(0, 0, 0, 0, 0)
+    largest = -(-m // n)
+    return Counts(
+        rounds=2 * (n - 1),
+        messages=2 * n * (n - 1),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=2 * (n - 1) * largest * s,
+        hotspot_bytes=2 * (m + (n - 2) * largest) * s,
+    )
+
+
+def nccl_ring(n: int, m: int, s: int, channels: int, chunk_bytes: int) -> Counts:
+    """A ring all-reduce (see ring) on each channel's block of each loop.
+
+    A loop holds up to C·N·K elements, K = max(1, chunk_bytes // s); there are
+    L = max(1, ceil(M / (C·N·K))) loops, the last holding what is left. A loop of R elements
+    gives its C channels blocks of floor(R/C) + [c < R mod C], and a block of B elements is
+    cut into N chunks as ring cuts M. At every ring step each channel's biggest chunk
+    (chunk 0, ceil(B/N)) sits on the same rank, and the channels go through its ports in
+    turn: the critical path adds up, step by step, those chunks of every channel; the full
+    loops leave every rank at the same clock, so the loops add up too. The busiest rank is
+    the one whose traffic summed over the blocks is largest (ring's count, block by block).
+    """
+    if n == 1:
+        return Counts(0, 0, 0, 0, 0)
+    per_loop = channels * n * max(1, chunk_bytes // s)
+    loops = max(1, -(-m // per_loop))
+    blocks = [
+        length // channels + (1 if c < length % channels else 0)
+        for length in [per_loop] * (loops - 1) + [m - (loops - 1) * per_loop]
+        for c in range(channels)
+    ]
+    traffic = [0] * n  # elements in and out of each rank
+    for block in blocks:
+        chunk = [block // n + (1 if j < block % n else 0) for j in range(n)]
+        for r in range(n):
+            traffic[r] += 4 * block - (chunk[r] + 2 * chunk[(r + 1) % n] + chunk[(r + 2) % n])
+    return Counts(
+        rounds=2 * (n - 1) * len(blocks),
+        messages=2 * n * (n - 1) * len(blocks),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=2 * (n - 1) * sum(-(-block // n) for block in blocks) * s,
+        hotspot_bytes=max(traffic) * s,
+    )

@@ -44,9 +44,13 @@ class Variant:
         return registry.variant_name(self.algorithm, dict(self.parameters))
 
     def runs_at(self, ranks: int) -> bool:
-        """Whether every parameter fits N (a node size must divide it)."""
+        """Whether the grid runs it at N: up to the algorithm's max_ranks, with every
+        parameter fitting N (a node size must divide it)."""
+        largest = registry.ALGORITHMS[self.algorithm].max_ranks
         by_name = registry.parameters_by_name()
-        return all(by_name[name].fits(value, ranks) for name, value in self.parameters)
+        return (largest is None or ranks <= largest) and all(
+            by_name[name].fits(value, ranks) for name, value in self.parameters
+        )
 
     def arguments(self) -> str:
         """Its `collectives measure` options."""

@@ -1,0 +1,29 @@
+"""One-shot all-reduce (vLLM's and TensorRT-LLM's custom all-reduce on NVLink nodes): every
+rank takes every peer's whole vector and sums them all, in rank order.
+
+No message waits for another: on a crossbar (an NVSwitch node) all N-1 transfers of a rank
+proceed at once, one step in all, the latency-optimal extreme. A single port serializes
+them: N-1 messages of the whole vector in and out of every rank, the bandwidth-hungry one.
+Summing in rank order on every rank makes every rank's result the same bits.
+
+Cost: (N-1) α + (N-1) nβ + (N-1) Mγ
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..comm import Communicator
+
+
+def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
+    """Swap whole vectors with every peer (rank r+k gets ours, r-k's comes in), then sum."""
+    n, rank = comm.size, comm.rank
+    mine = comm.copy(x)
+    vectors: list[np.ndarray] = [mine] * n
+    for step in range(1, n):
+        vectors[(rank - step) % n] = comm.sendrecv(mine, (rank + step) % n, (rank - step) % n)
+    result = vectors[0].copy() if rank else mine
+    for vector in vectors[1:]:
+        comm.reduce_local(vector, result)
+    return result
