@@ -100,6 +100,8 @@ class Algorithm:
     parameters: tuple[Parameter, ...] = field(default=())  # theory takes them in this order
     max_ranks: int | None = None  # the most ranks the libraries that ship it run it on: the
     # grid stops there (it runs at any N when asked directly)
+    held_vectors: Callable[[int], int] = lambda ranks: 0  # whole vectors a rank keeps at once
+    # beyond those of every run (one-shot keeps its N-1 peers'): for the memory check
     # On nodes: (N, M, s, *parameters) -> per link class (intra, inter) the exact counts.
     theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
 
@@ -149,8 +151,8 @@ class Algorithm:
         return functools.partial(self.allreduce, **arguments)
 
     def predict(self, ranks: int, elements: int, itemsize: int, **parameters: int) -> Counts:
-        """The closed-form counts of one run."""
-        return self.theory(ranks, elements, itemsize, *self._values(parameters))
+        """The closed-form counts of one run (a parameter left out is at its default)."""
+        return self.theory(ranks, elements, itemsize, *self._values(parameters, ranks))
 
     def predict_by_class(
         self, ranks: int, elements: int, itemsize: int, **parameters: int
@@ -158,14 +160,14 @@ class Algorithm:
         """Per link class the closed-form counts of a run on nodes; None off nodes."""
         if self.theory_by_class is None or self.nodes(parameters) is None:
             return None
-        return self.theory_by_class(ranks, elements, itemsize, *self._values(parameters))
+        return self.theory_by_class(ranks, elements, itemsize, *self._values(parameters, ranks))
 
     def nodes(self, parameters: Mapping[str, int]) -> Topology | None:
         """The nodes a run with these parameters sits on, if the algorithm takes a node size."""
         return Topology(parameters[NODE_SIZE.name]) if NODE_SIZE in self.parameters else None
 
-    def _values(self, parameters: Mapping[str, int]) -> list[int]:
-        return [parameters[p.name] for p in self.parameters]
+    def _values(self, parameters: Mapping[str, int], ranks: int) -> list[int]:
+        return list(self.resolve(parameters, ranks).values())
 
 
 def _docstring(algorithm: Algorithm) -> str:
@@ -227,7 +229,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "one_shot", one_shot.allreduce, theory.one_shot, "one-shot", Style(9, "<", (0, (1, 1))),
-            max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS,
+            max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS, held_vectors=lambda ranks: ranks - 1,
         ),
         Algorithm(
             "two_shot", two_shot.allreduce, theory.two_shot, "two-shot",

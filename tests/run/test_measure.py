@@ -125,3 +125,8 @@ def test_available_memory_is_what_the_kernel_says():
         pytest.skip("no /proc/meminfo")
     line = next(x for x in meminfo.read_text().splitlines() if x.startswith("MemAvailable:"))
     assert abs(available_memory() - int(line.split()[1]) * 1024) < 2**30  # it moves a little
+
+
+def test_one_shot_needs_room_for_every_peer_vector():
+    extra = memory_needed(8, 1000, 8, "int", "one_shot") - memory_needed(8, 1000, 8, "int", "ring")
+    assert extra == 8 * 7 * 1000 * 8  # each of 8 ranks keeps its 7 peers' vectors

@@ -11,6 +11,7 @@ from snakemake.exceptions import WorkflowError
 
 import numpy as np
 
+from collectives.registry import parse_variant
 from collectives.run.measure import memory_needed
 
 
@@ -52,7 +53,8 @@ def measure_memory_mb(wildcards):
     memory check uses), ~40 MB per rank process and 200 MB for the launching one."""
     ranks, elements = int(wildcards.ranks), int(wildcards.elements)
     itemsize = np.dtype(wildcards.dtype).itemsize
-    needed = memory_needed(ranks, elements, itemsize, config["data"])
+    algorithm = parse_variant(wildcards.algorithm)[0]
+    needed = memory_needed(ranks, elements, itemsize, config["data"], algorithm)
     return int(200 + ranks * 40 + needed / 1e6)
 
 

@@ -104,11 +104,20 @@ def validate_vectors(ranks: int, elements: int, dtype: str, data: str) -> np.dty
     return np_dtype
 
 
-def memory_needed(ranks: int, elements: int, itemsize: int, data: str) -> int:
-    """Bytes a run touches at least: VECTORS_PER_RANK vectors per rank, and numpy's exact
-    sum of the inputs in 8-byte elements (with its error bound and |x| for real values)."""
+def memory_needed(
+    ranks: int, elements: int, itemsize: int, data: str, algorithm: str | None = None
+) -> int:
+    """Bytes a run touches at least: VECTORS_PER_RANK vectors per rank and those the
+    algorithm keeps (registry's held_vectors), and numpy's exact sum of the inputs in 8-byte
+    elements (with its error bound and |x| for real values)."""
     reference = elements * 8 * (3 if data == "normal" else 1)
-    return ranks * VECTORS_PER_RANK * elements * itemsize + reference
+    return ranks * vectors_per_rank(ranks, algorithm) * elements * itemsize + reference
+
+
+def vectors_per_rank(ranks: int, algorithm: str | None) -> int:
+    """Whole vectors a rank of a run holds at once."""
+    entry = registry.ALGORITHMS.get(algorithm or "")
+    return VECTORS_PER_RANK + (entry.held_vectors(ranks) if entry else 0)
 
 
 def available_memory() -> int:
@@ -123,15 +132,19 @@ def available_memory() -> int:
     return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
-def check_memory(ranks: int, elements: int, dtype: np.dtype, data: str) -> None:
+def check_memory(
+    ranks: int, elements: int, dtype: np.dtype, data: str, algorithm: str | None = None
+) -> None:
     """UsageError, before anything is allocated, when the run needs more memory than this
     machine has available."""
-    needed, available = memory_needed(ranks, elements, dtype.itemsize, data), available_memory()
+    needed = memory_needed(ranks, elements, dtype.itemsize, data, algorithm)
+    available = available_memory()
     if needed > available:
         vector = elements * dtype.itemsize
         raise UsageError(
             f"--elements {elements} needs about {_decimal_bytes(needed)} ({ranks} ranks × "
-            f"{VECTORS_PER_RANK} vectors of {_decimal_bytes(vector)}, and the reference sum), "
+            f"{vectors_per_rank(ranks, algorithm)} vectors of {_decimal_bytes(vector)}, and "
+            "the reference sum), "
             f"this machine has {_decimal_bytes(available)} available"
         )
 
@@ -183,7 +196,7 @@ def measure(
     ranks_on = transport_named(transport)
     ranks = started_ranks(ranks_on, ranks)
     np_dtype, parameters = validate(algorithm, ranks, elements, dtype, data, parameters)
-    check_memory(ranks, elements, np_dtype, data)
+    check_memory(ranks, elements, np_dtype, data, algorithm)
     if timeout <= 0:
         raise UsageError(f"timeout must be positive, got {timeout}")
     launch = ranks_on.launch
