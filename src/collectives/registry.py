@@ -150,6 +150,14 @@ class Algorithm:
         arguments = dict(p.argument(parameters[p.name]) for p in self.parameters)
         return functools.partial(self.allreduce, **arguments)
 
+    def at_defaults(self, ranks: int) -> Callable[[Any, np.ndarray], np.ndarray]:
+        """The all-reduce on `ranks` ranks with every parameter at its default."""
+        return self.bind(**self.resolve({}, ranks))
+
+    def applies_at(self, ranks: int) -> bool:
+        """Whether the libraries that ship it run it on `ranks` ranks (max_ranks)."""
+        return self.max_ranks is None or ranks <= self.max_ranks
+
     def predict(self, ranks: int, elements: int, itemsize: int, **parameters: int) -> Counts:
         """The closed-form counts of one run (a parameter left out is at its default)."""
         return self.theory(ranks, elements, itemsize, *self._values(parameters, ranks))

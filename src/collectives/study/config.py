@@ -46,9 +46,8 @@ class Variant:
     def runs_at(self, ranks: int) -> bool:
         """Whether the grid runs it at N: up to the algorithm's max_ranks, with every
         parameter fitting N (a node size must divide it)."""
-        largest = registry.ALGORITHMS[self.algorithm].max_ranks
         by_name = registry.parameters_by_name()
-        return (largest is None or ranks <= largest) and all(
+        return registry.ALGORITHMS[self.algorithm].applies_at(ranks) and all(
             by_name[name].fits(value, ranks) for name, value in self.parameters
         )
 

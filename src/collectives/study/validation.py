@@ -64,7 +64,7 @@ def model_against_clock(
         key = (run.algorithm, run.ranks, run.elements, run.dtype)
         if key not in traces:
             itemsize = np.dtype(run.dtype).itemsize
-            allreduce = registry.get(run.algorithm).allreduce
+            allreduce = registry.get(run.algorithm).at_defaults(run.ranks)
             traces[key] = dry_trace(allreduce, run.ranks, run.elements, itemsize)
         predicted = ladder.predict(
             traces[key], run.rounds, run.bytes_critical, rungs[(run.transport, run.ranks)], OWN_CORE
@@ -167,22 +167,23 @@ def clusters_against_clock(
         cores = Cores(cores_per_node) if cores_per_node < fabric.ranks_per_node else None
         measured = read_osu_latency(base / entry["allreduce"], entry.get("table"))
         itemsize, ranks, library = entry["itemsize"], entry["ranks"], entry.get("library")
+        applying = [a for a in algorithms if registry.get(a).applies_at(ranks)]
         for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
             elements = max(1, int(nbytes) // itemsize)
             ran = library_choice(library, ranks, elements * itemsize, itemsize) if library else None
             times = {}
-            for algorithm in dict.fromkeys([*algorithms, *([ran] if ran else [])]):
+            for algorithm in dict.fromkeys([*applying, *([ran] if ran else [])]):
                 chosen = registry.get(algorithm)
                 counts = chosen.predict(ranks, elements, itemsize)
-                trace = dry_trace(chosen.allreduce, ranks, elements, itemsize)
+                trace = dry_trace(chosen.at_defaults(ranks), ranks, elements, itemsize)
                 times[algorithm] = ladder.predict(
                     trace, counts.rounds, counts.bytes_critical, rungs, cores
                 )
-            cheapest = min(algorithms, key=lambda a: times[a][ladder.MODELS[-1]])
+            cheapest = min(applying, key=lambda a: times[a][ladder.MODELS[-1]])
             predicted = (
                 times[ran]
                 if ran
-                else {m: min(times[a][m] for a in algorithms) for m in ladder.MODELS}
+                else {m: min(times[a][m] for a in applying) for m in ladder.MODELS}
             )
             rows.append(
                 {
