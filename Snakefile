@@ -4,7 +4,8 @@
 #   snakemake --report results/report.html       # the self-contained report
 #
 # One rule file per stage: measure -> aggregate -> fabrics -> cost -> figures, the timed
-# runs and their validation (wallclock), the MPI libraries tuned by our selections
+# runs and their validation (wallclock), the GPU systems against their nccl-tests logs
+# (gpu), the MPI libraries tuned by our selections
 # (libraries), and the report. common.smk checks the config and holds the input
 # functions; resources.smk the threads, memory, MPI and cluster resources.
 # Where every file goes is collectives.study.paths.
@@ -23,6 +24,7 @@ include: "workflow/rules/fabrics.smk"
 include: "workflow/rules/cost.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/wallclock.smk"
+include: "workflow/rules/gpu.smk"
 include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
 
@@ -33,6 +35,7 @@ rule all:
         measured_files(),
         study_outputs(),
         wallclock_outputs(),
+        gpu_outputs(),
         paths.table("pipeline_timing.csv"),
 
 

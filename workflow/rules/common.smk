@@ -63,10 +63,12 @@ STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]
+GPU_TABLES = ["validation_gpu.csv", "validation_gpu_summary.csv"]
 
 
 wildcard_constraints:
     algorithm="[a-z_]+(-[A-Z][0-9]+)*",
+    system="[A-Za-z0-9][A-Za-z0-9_.-]*",
     dtype="[a-z0-9]+",
     ranks="[0-9]+",
     elements="[0-9]+",
@@ -265,6 +267,22 @@ def cluster_logs():
 def bench_peers(wildcards):
     """The library all-reduces a bench job times beside ours: the config's, nothing else."""
     return ",".join(WALLCLOCK.peers_for(wildcards.transport))
+
+
+def gpu_outputs():
+    """The GPU systems' validation tables, if the config has systems."""
+    if not PLAN.gpu_systems:
+        return []
+    return [paths.table(name) for name in GPU_TABLES]
+
+
+def gpu_fabrics(wildcards):
+    """The link-level fabrics a GPU system is priced on."""
+    entry = PLAN.gpu_systems[wildcards.system]
+    return [
+        paths.FABRIC.format(fabric=entry[key])
+        for key in ("intra_fabric", "inter_fabric")
+    ]
 
 
 def wallclock_outputs():

@@ -23,6 +23,7 @@ from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
 from .grid import expand_axis
+from .nccl_tests import read_nccl_tests
 
 FABRIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -92,6 +93,7 @@ class Plan:
     libraries: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> where
     warnings: list[str] = field(default_factory=list)  # one line each: usable, but rough
     dtype: str = "float64"  # the one the figures, workloads, selections and timed runs use
+    gpu_systems: dict[str, dict[str, Any]] = field(default_factory=dict)  # checked entries
 
     @property
     def algorithms(self) -> list[str]:
@@ -197,8 +199,35 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
         raise ConfigError("fabrics.clock: the name is taken by the clock's selection files")
     if libraries and wallclock and "mpi" not in wallclock.fabrics:
         raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
+    gpu_systems = _gpu_systems(config, fabrics, basedir)
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
-                libraries, warnings, dtype)  # fmt: skip
+                libraries, warnings, dtype, gpu_systems)  # fmt: skip
+
+
+def _gpu_systems(
+    config: dict[str, Any], fabrics: dict[str, str], basedir: Path
+) -> dict[str, dict[str, Any]]:
+    """Each GPU system's fabrics exist and its log parses and, where it names its devices,
+    holds nodes x gpus_per_node ranks on as many hosts, on the GPU the entry names."""
+    systems = config.get("gpu_systems", {})
+    for name, entry in systems.items():
+        where = f"gpu_systems.{name}"
+        for key in ("intra_fabric", "inter_fabric"):
+            if entry[key] not in fabrics or fabrics[entry[key]] == "structured":
+                raise ConfigError(f"{where}.{key}: no flat fabric {entry[key]!r} in fabrics")
+        try:
+            log = read_nccl_tests(basedir / entry["log"])
+        except FabricError as exc:
+            raise ConfigError(f"{where}.log: {exc}") from None
+        ranks = entry["nodes"] * entry["gpus_per_node"]
+        if log.ranks is not None and (log.ranks, log.nodes) != (ranks, entry["nodes"]):
+            raise ConfigError(
+                f"{where}: the log ran {log.ranks} ranks on {log.nodes} hosts, the entry says "
+                f"{ranks} on {entry['nodes']}"
+            )
+        if log.gpus and set(log.gpus) != {entry["gpu"]}:
+            raise ConfigError(f"{where}.gpu: the log ran on {', '.join(sorted(set(log.gpus)))}")
+    return {name: dict(systems[name]) for name in systems}
 
 
 def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:

@@ -109,6 +109,11 @@ class DryComm(CountingComm):
     def _combine(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         """Nothing to add: the vectors hold no bytes."""
 
+    def copy(self, x: np.ndarray) -> np.ndarray:
+        """A fresh hollow vector of x's length: nothing to copy (numpy would still walk
+        every zero-byte element)."""
+        return hollow(x.size, self.itemsize)
+
 
 def dry_trace(
     allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],

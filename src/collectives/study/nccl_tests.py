@@ -1,0 +1,123 @@
+"""nccl-tests output (all_reduce_perf and its siblings), read as its users read it.
+
+A log is what the tool prints, possibly through srun (every line prefixed with its task
+label, "0: "): a settings line, a "# Using devices" block naming each rank's host and GPU,
+a column header, one row per message size with an out-of-place and an in-place group of
+time (µs), algbw and busbw (GB/s) and error count, and a summary ("# Avg bus bandwidth").
+Newer versions add a root column and "Group" in the device lines. Logs copied from web
+pages may lack the header blocks; the rows alone are enough.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .fabrics import FabricError, measurement_text
+
+SRUN_LABEL = re.compile(r"^\s*\d+:\s?")  # srun --label's "TASK: " before every line
+DEVICE = re.compile(
+    r"#\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
+    r"device\s+(?P<device>\d+)\s+\[[^\]]*\]\s+(?P<model>.+?)\s*$"
+)
+SETTING = re.compile(r"(\w+):?\s+(-?\d+)")
+COLUMNS = ["bytes", "count", "type", "redop", "out_of_place_s", "out_of_place_algbw_GBps",
+           "out_of_place_busbw_GBps", "in_place_s", "in_place_algbw_GBps",
+           "in_place_busbw_GBps"]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NcclTestsLog:
+    """One nccl-tests run: its rows (COLUMNS, times in seconds) and what its header says:
+    the settings (nThread, nGpus, iters, ...), each rank's host and GPU where the log has a
+    "# Using devices" block, and the printed average busbw where it has the summary."""
+
+    path: Path
+    rows: pd.DataFrame
+    settings: dict[str, int] = field(default_factory=dict)
+    hosts: list[str] = field(default_factory=list)  # by rank
+    gpus: list[str] = field(default_factory=list)  # by rank
+    average_busbw_GBps: float | None = None
+
+    @property
+    def ranks(self) -> int | None:
+        """Ranks in the run, where the devices block lists them."""
+        return len(self.hosts) or None
+
+    @property
+    def nodes(self) -> int | None:
+        """Distinct hosts in the run, where the devices block lists them."""
+        return len(set(self.hosts)) or None
+
+
+def read_nccl_tests(path: Path) -> NcclTestsLog:
+    """Parse one nccl-tests log; FabricError names the file and line of anything malformed."""
+    lines = [SRUN_LABEL.sub("", raw, count=1) for raw in measurement_text(path).splitlines()]
+    settings: dict[str, int] = {}
+    devices: dict[int, tuple[str, str]] = {}
+    header: list[str] | None = None
+    rows, average = [], None
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            found = DEVICE.match(stripped)
+            if found:
+                devices[int(found["rank"])] = (found["host"], found["model"])
+            elif "nThread" in stripped:
+                settings = {key: int(value) for key, value in SETTING.findall(stripped)}
+            elif re.match(r"#\s+size\s+count", stripped):
+                header = stripped.lstrip("#").split()
+            elif stripped.startswith("# Avg bus bandwidth"):
+                average = _number(path, number, stripped.split(":")[-1])
+            continue
+        if header is None:
+            raise FabricError(f"{path}:{number}: a row before the column header ('# size count')")
+        rows.append(_row(path, number, stripped.split(), header))
+    if not rows:
+        raise FabricError(f"{path}: no nccl-tests rows (a '# size count type redop ...' table)")
+    ranks = sorted(devices)
+    if ranks and ranks != list(range(len(ranks))):
+        raise FabricError(f"{path}: the devices block lists ranks {ranks}, not 0..N-1")
+    return NcclTestsLog(
+        path=path,
+        rows=pd.DataFrame(rows, columns=COLUMNS),
+        settings=settings,
+        hosts=[devices[r][0] for r in ranks],
+        gpus=[devices[r][1] for r in ranks],
+        average_busbw_GBps=average,
+    )
+
+
+def _row(path: Path, number: int, fields: list[str], header: list[str]) -> list:
+    """One size's row as COLUMNS: the leading columns by the header's names, then the
+    out-of-place and in-place groups (time, algbw, busbw, errors), whatever the version."""
+    leading = header.index("time")  # size count type redop [root]
+    if len(fields) != len(header):
+        raise FabricError(
+            f"{path}:{number}: {len(fields)} fields where the header has {len(header)} "
+            f"({' '.join(header)})"
+        )
+    size, count = (int(_number(path, number, fields[i])) for i in (0, 1))
+    groups = [fields[leading : leading + 4], fields[leading + 4 : leading + 8]]
+    timed = [
+        value
+        for time_us, algbw, busbw, _errors in groups
+        for value in (
+            _number(path, number, time_us) * 1e-6,
+            _number(path, number, algbw),
+            _number(path, number, busbw),
+        )
+    ]
+    return [size, count, fields[2], fields[3], *timed]
+
+
+def _number(path: Path, number: int, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise FabricError(f"{path}:{number}: {text.strip()!r} is not a number") from None

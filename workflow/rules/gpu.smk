@@ -1,0 +1,38 @@
+# The GPU systems of the config against NCCL's clock: each system's nccl-tests log beside
+# the cheapest algorithm replayed on its link-level fabric (one job per system), then one
+# table and its per-system summary.
+
+
+rule gpu_system:
+    input:
+        log=lambda wildcards: PLAN.gpu_systems[wildcards.system]["log"],
+        fabrics=gpu_fabrics,
+    output:
+        paths.GPU_SYSTEM,
+    log:
+        paths.log("gpu/{system}"),
+    benchmark:
+        paths.benchmark("gpu_system", "{system}")
+    conda:
+        ENV
+    params:
+        entry=lambda wildcards: json.dumps(
+            PLAN.gpu_systems[wildcards.system], sort_keys=True
+        ),
+        algorithms=FLAT_ALGORITHMS,
+    script:
+        "../scripts/gpu_system.py"
+
+
+rule validation_gpu:
+    input:
+        [paths.GPU_SYSTEM.format(system=name) for name in PLAN.gpu_systems],
+    output:
+        table=paths.table("validation_gpu.csv"),
+        summary=paths.table("validation_gpu_summary.csv"),
+    log:
+        paths.log("validation_gpu"),
+    conda:
+        ENV
+    script:
+        "../scripts/validation_gpu.py"
