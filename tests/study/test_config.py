@@ -18,6 +18,7 @@ from collectives.study.config import ConfigError, check, read_yaml, validate_sch
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
 GRID_KEYS = "ranks_per_node, channels, chunk_bytes, elements"  # the algorithms' parameters
+SECTIONS = "fabrics, workloads, libraries, gpu_systems, wallclock, figures"
 
 
 def test_the_shipped_config_is_valid():
@@ -95,6 +96,14 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
          "wallclock.clusters.abci-16.ranks_per_node: more than ranks"),
         (lambda c: c["wallclock"]["clusters"]["abci-16"].update(library="lam"),
          "wallclock.clusters.abci-16.library"),
+        (lambda c: c["gpu_systems"]["abci-a100-1node"].update(inter_fabric="ndv2"),
+         "gpu_systems.abci-a100-1node.inter_fabric: no flat fabric 'ndv2' in fabrics"),
+        (lambda c: c["gpu_systems"]["abci-a100-1node"].update(nodes=2),
+         "gpu_systems.abci-a100-1node: the log ran 8 ranks on 1 hosts, the entry says 16 on 2"),
+        (lambda c: c["gpu_systems"]["abci-a100-1node"].update(gpu="V100"),
+         "gpu_systems.abci-a100-1node.gpu: the log ran on A100-SXM4-40GB"),
+        (lambda c: c["gpu_systems"]["abci-a100-1node"].update(log="missing.txt"),
+         "gpu_systems.abci-a100-1node.log: .*missing.txt: file not found"),
     ],
 )  # fmt: skip
 def test_problems_are_named_by_key(change, message):
@@ -131,18 +140,16 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["wallclock"].update(peers=["nccl"]),
          "wallclock.peers[0]: 'nccl' is not one of mpi, gloo"),
         (lambda c: c.update(sed=1), "sed: unknown key; did you mean seed? valid: algorithms, "
-         f"ranks, {GRID_KEYS}, dtypes, dtype, seed, data, timeout, fabrics, workloads, "
-         "libraries, wallclock, figures"),
+         f"ranks, {GRID_KEYS}, dtypes, dtype, seed, data, timeout, {SECTIONS}"),
         (lambda c: c["figures"].update(dtype="float64"), "figures.dtype: moved to the top-level "
          "key dtype (the one dtype the figures, the workloads, the selections and the timed runs "
          "use)"),
         (lambda c: c.update(zzz=1), f"zzz: unknown key; valid: algorithms, ranks, {GRID_KEYS}, "
-         "dtypes, dtype, seed, data, timeout, fabrics, workloads, libraries, wallclock, "
-         "figures"),
+         f"dtypes, dtype, seed, data, timeout, {SECTIONS}"),
         # a misspelt required key: the unknown key is named, not the required one as missing
         (lambda c: c.update(rank=c.pop("ranks")), "rank: unknown key; did you mean ranks? "
          f"valid: algorithms, ranks, {GRID_KEYS}, dtypes, dtype, seed, data, timeout, "
-         "fabrics, workloads, libraries, wallclock, figures"),
+         f"{SECTIONS}"),
         (lambda c: c["fabrics"]["nvlink"].update(alpah=1),
          "fabrics.nvlink.alpah: unknown key; did you mean alpha? valid: alpha, beta, bandwidth, "
          "measurements, format, table, bandwidth_table, max_fit_error, pingpong, ranks_per_node, "

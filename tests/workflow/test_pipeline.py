@@ -29,7 +29,8 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
-          "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv"]  # fmt: skip
+          "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
+          "validation_gpu.csv", "validation_gpu_summary.csv"]  # fmt: skip
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
            "structure", "workloads", "wallclock", "validation", "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config

@@ -1,0 +1,68 @@
+"""GPU systems: their topology, and the link-level rung against a log."""
+
+# ruff: noqa: E501  (nccl-tests lines are as wide as the tool prints them)
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collectives import registry
+from collectives.model.fabric import Fabric, LinkClass
+from collectives.model.replay import replay
+from collectives.study import gpu
+from collectives.transport.dry import dry_trace
+
+NVLINK = Fabric("fast", "given", LinkClass(1e-6, 1e-11))
+NET = Fabric("slow", "given", LinkClass(5e-6, 1e-10))
+SYSTEM = {"log": "log.txt", "nodes": 2, "gpus_per_node": 4, "gpu": "G", "nvlink_generation": 3,
+          "nvlink_GBps": 300, "nvswitch": True, "nics_per_node": 2, "nic_Gbps": 200,
+          "nccl": "2.8.4", "intra_fabric": "fast", "inter_fabric": "slow"}  # fmt: skip
+LOG = """\
+#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+           8             2   float     sum    20.00    0.00    0.00  0e+00    20.00    0.00    0.00  0e+00
+     1048576        262144   float     sum   100.00   10.49   18.35  0e+00   100.00   10.49   18.35  0e+00
+"""
+
+
+def test_a_system_is_nodes_of_gpus_with_rail_nics():
+    fabric = gpu.gpu_fabric("s", SYSTEM, {"fast": NVLINK, "slow": NET})
+    topology = fabric.topology
+    assert (topology.ranks_per_node, topology.nic_per_node, topology.rails) == (4, 2, True)
+    assert fabric.intra == NVLINK.link and fabric.link == NET.link
+    pooled = gpu.gpu_fabric("s", SYSTEM | {"nics_per_node": 32}, {"fast": NVLINK, "slow": NET})
+    assert not pooled.rails  # more NICs than GPUs: one pool a node
+
+
+def test_the_link_rung_is_the_cheapest_replay_beside_the_log(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    algorithms = ["ring", "recursive_doubling", "one_shot"]
+    table = gpu.gpu_against_clock({"s": SYSTEM}, {"fast": NVLINK, "slow": NET}, algorithms,
+                                  tmp_path)  # fmt: skip
+    assert list(table.message_bytes) == [8, 1048576] and list(table.ranks) == [8, 8]
+    fabric = gpu.gpu_fabric("s", SYSTEM, {"fast": NVLINK, "slow": NET})
+    for row in table.itertuples():
+        elements = row.message_bytes // 4
+        times = {
+            a: replay(dry_trace(registry.get(a).at_defaults(8), 8, elements, 4), fabric)
+            for a in algorithms
+        }
+        assert row.cheapest_algorithm == min(times, key=times.__getitem__)
+        assert row.link_alpha_beta_s == pytest.approx(min(times.values()))
+    assert table.measured_s.tolist() == pytest.approx([20e-6, 100e-6])
+    summary = gpu.gpu_summary(table).iloc[0]
+    ratios = table.link_alpha_beta_s / table.measured_s
+    assert summary.median_predicted_over_measured == pytest.approx(ratios.median())
+    assert summary.within_2x == ((ratios >= 0.5) & (ratios <= 2)).mean()
+    assert summary.plateau_measured_busbw_GBps == 18.35
+    assert summary.plateau_predicted_busbw_GBps == pytest.approx(
+        1048576 / table.link_alpha_beta_s.iloc[1] / 1e9 * 2 * 7 / 8
+    )
+
+
+def test_one_shot_is_left_out_where_no_library_runs_it(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    big = SYSTEM | {"nodes": 4}  # 16 GPUs: past vLLM's 8
+    table = gpu.gpu_against_clock({"s": big}, {"fast": NVLINK, "slow": NET}, ["one_shot", "ring"],
+                                  Path(tmp_path))  # fmt: skip
+    assert set(table.cheapest_algorithm) == {"ring"}

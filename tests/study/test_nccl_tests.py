@@ -1,0 +1,87 @@
+"""nccl-tests logs: the six shipped ones as they are, and the shapes they come in."""
+
+# ruff: noqa: E501  (nccl-tests lines are as wide as the tool prints them)
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collectives.study.fabrics import FabricError
+from collectives.study.nccl_tests import read_nccl_tests
+
+LOGS = Path(__file__).resolve().parents[2] / "config/fabrics"
+
+
+@pytest.mark.parametrize(
+    ("name", "sizes", "ranks", "nodes", "largest_busbw"),
+    [
+        ("abci_anode_nccl_allreduce_8xA100_nvswitch_1node.txt", 24, 8, 1, 158.41),
+        ("abci_anode_nccl_allreduce_16xA100_ib_hdr_2nodes.txt", 24, 16, 2, 33.34),
+        ("abci_anode_nccl_allreduce_128xA100_ib_hdr_16nodes.txt", 24, 128, 16, 26.63),
+        ("aws_p4de_a100_efa400g_nccl_allreduce_16gpus_2nodes.txt", 29, None, None, 78.33),
+        ("aws_p5_h100_efa3200g_nccl_allreduce_16gpus_2nodes.txt", 32, None, None, 487.09),
+        ("gcp_a3mega_h100_tcpxo_nccl_allreduce_16gpus_2nodes.txt", 31, 16, 2, 338.82),
+    ],
+)
+def test_every_shipped_log_reads(name, sizes, ranks, nodes, largest_busbw):
+    log = read_nccl_tests(LOGS / name)
+    assert len(log.rows) == sizes and (log.ranks, log.nodes) == (ranks, nodes)
+    assert (
+        log.rows.bytes.is_monotonic_increasing and (log.rows["count"] * 4 == log.rows.bytes).all()
+    )
+    assert log.rows.out_of_place_busbw_GBps.iloc[-1] == largest_busbw
+    assert (log.rows.out_of_place_s > 0).all() and (log.rows.in_place_s > 0).all()
+
+
+def test_the_header_blocks_are_read(tmp_path):
+    log = read_nccl_tests(LOGS / "abci_anode_nccl_allreduce_8xA100_nvswitch_1node.txt")
+    assert log.settings["iters"] == 100 and log.settings["minBytes"] == 4
+    assert log.gpus == ["A100-SXM4-40GB"] * 8 and log.hosts == ["a0048"] * 8
+    assert log.average_busbw_GBps == pytest.approx(21.2687)
+    first = log.rows.iloc[0]
+    assert (first.bytes, first.type, first.redop) == (4, "float", "sum")
+    assert first.out_of_place_s == pytest.approx(17.29e-6) and first.in_place_s == pytest.approx(
+        17.15e-6
+    )
+
+
+SRUN = """\
+0: # nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20
+0: #  Rank  0 Group  0 Pid   11 on node-a device  0 [0000:04:00] NVIDIA H100 80GB HBM3
+0: #  Rank  1 Group  0 Pid   12 on node-b device  0 [0000:04:00] NVIDIA H100 80GB HBM3
+0: #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+0:            8             2     float     sum      -1    164.3    0.00    0.00      0    163.3    0.00    0.00      0
+0:           16             4     float     sum      -1    161.4    0.00    0.00      0    160.6    0.00    0.00      0
+0: # Avg bus bandwidth    : 0.001
+"""
+
+
+def test_srun_labels_a_root_column_and_groups_are_read(tmp_path):
+    path = tmp_path / "srun.txt"
+    path.write_text(SRUN)
+    log = read_nccl_tests(path)
+    assert list(log.rows.bytes) == [8, 16] and log.rows.in_place_s.iloc[1] == pytest.approx(
+        160.6e-6
+    )
+    assert (log.ranks, log.nodes, log.average_busbw_GBps) == (2, 2, 0.001)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (SRUN.replace("161.4", "fast"), r"srun.txt:6: 'fast' is not a number"),
+        (
+            SRUN.replace("    0    160.6", "    160.6"),
+            r"srun.txt:6: 12 fields where the header has 13",
+        ),
+        ("\n".join(SRUN.splitlines()[4:]), r"srun.txt:1: a row before the column header"),
+        ("# nThread 1\n", r"srun.txt: no nccl-tests rows"),
+        (SRUN.replace("Rank  1", "Rank  3"), r"lists ranks \[0, 3\], not 0..N-1"),
+    ],
+)
+def test_a_bad_log_is_named_with_its_line(tmp_path, text, message):
+    path = tmp_path / "srun.txt"
+    path.write_text(text)
+    with pytest.raises(FabricError, match=message):
+        read_nccl_tests(path)
