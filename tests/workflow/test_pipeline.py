@@ -152,7 +152,8 @@ def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
     extended.write_text(yaml.safe_dump(config))
     done = snakemake(workdir, "-n", config=str(extended))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
-    assert jobs["measure"] == str(6 * 4)  # N = 16: every algorithm and M, G = 2 divides it
+    # N = 16: every M of every algorithm (G = 2 divides it) but one- and two-shot (N <= 8)
+    assert jobs["measure"] == str(7 * 4)
     assert "fabric" not in jobs
 
 

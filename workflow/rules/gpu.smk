@@ -32,6 +32,8 @@ rule validation_gpu:
         summary=paths.table("validation_gpu_summary.csv"),
     log:
         paths.log("validation_gpu"),
+    benchmark:
+        paths.benchmark("validation_gpu")
     conda:
         ENV
     script:

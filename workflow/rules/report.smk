@@ -10,6 +10,7 @@ rule pipeline_timing:
     input:
         study_outputs(),
         wallclock_outputs(),
+        gpu_outputs(),
     output:
         table=report(
             paths.table("pipeline_timing.csv"),
