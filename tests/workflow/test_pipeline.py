@@ -32,7 +32,8 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
           "validation_gpu.csv", "validation_gpu_summary.csv"]  # fmt: skip
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
-           "structure", "workloads", "wallclock", "validation", "tuned_vs_default"]  # fmt: skip
+           "structure", "workloads", "wallclock", "validation", "gpu_systems",
+           "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config
 
 

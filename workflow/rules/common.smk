@@ -273,7 +273,7 @@ def gpu_outputs():
     """The GPU systems' validation tables, if the config has systems."""
     if not PLAN.gpu_systems:
         return []
-    return [paths.table(name) for name in GPU_TABLES]
+    return [paths.table(name) for name in GPU_TABLES] + figures(section_figures("gpu"))
 
 
 def gpu_fabrics(wildcards):

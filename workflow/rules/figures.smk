@@ -1,8 +1,8 @@
 # Stage 5, figures: every figure of the study from one table, one job each, drawn by one
 # script (PNG in the report with its caption workflow/report/{name}.rst, PDF, and the CSV
 # of what it plots). A new figure is its module in collectives/study/figures/, its caption,
-# and its row here: the section whose outputs it joins (study; wallclock and tuning, drawn
-# when the config has them), the module, the report's category, each input (how it is
+# and its row here: the section whose outputs it joins (study; wallclock, gpu and tuning,
+# drawn when the config has them), the module, the report's category, each input (how it is
 # read: a table, fabrics or run records; "after" only orders the job) and the draw()
 # parameters.
 
@@ -120,6 +120,13 @@ FIGURES = {
             "validation": table("validation.csv"),
             "clusters": table("validation_clusters.csv"),
         },
+        "params": {},
+    },
+    "gpu_systems": {
+        "section": "gpu",
+        "module": "gpu_systems",
+        "category": "5. The model against the clock",
+        "inputs": {"validation": table("validation_gpu.csv")},
         "params": {},
     },
     "tuned_vs_default": {

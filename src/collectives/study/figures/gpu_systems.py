@@ -1,0 +1,50 @@
+"""GPU systems: NCCL's measured all-reduce time beside the model's prediction."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ..gpu import LINK_RUNG
+from .style import Plot, bytes_axis, legend_below, panels, seconds_axis
+
+COLUMNS = ["system", "ranks", "message_bytes", "series", "time_s"]
+SERIES = {  # what is drawn: column -> (legend label, line style)
+    "measured_s": ("NCCL, measured (nccl-tests, out of place)", {"color": "black", "marker": "o"}),
+    f"{LINK_RUNG}_s": ("predicted: the cheapest algorithm on link-level α-β",
+                       {"color": "#0072B2", "marker": "s", "linestyle": "--"}),
+}  # fmt: skip
+
+
+def draw(validation: pd.DataFrame) -> Plot:
+    """Time against message size, one panel per GPU system: NCCL's clock and the model's
+    prediction, the median ratio of the two in each panel's title."""
+    systems = list(dict.fromkeys(validation.system))
+    fig, axes = panels(max(len(systems), 1), height=1.9, columns=min(3, max(len(systems), 1)))
+    data = []
+    for axis, system in zip(axes, systems, strict=False):
+        rows = validation[validation.system == system]
+        for column, (label, style) in SERIES.items():
+            axis.plot(rows.message_bytes, rows[column], label=label, markersize=2.5,
+                      linewidth=1, **style)  # fmt: skip
+            shown = rows[["system", "ranks", "message_bytes"]]
+            data.append(shown.assign(series=column, time_s=rows[column]))
+        ratio = (rows[f"{LINK_RUNG}_s"] / rows.measured_s).median()
+        axis.set_title(f"{system} (N = {rows.ranks.iloc[0]})\npredicted/measured: {ratio:.2g}",
+                       fontsize=7)  # fmt: skip
+        bytes_axis(axis)
+        seconds_axis(axis)
+    for axis in axes[-min(3, len(axes)) :]:
+        axis.set_xlabel("message size")
+    for axis in axes[:: min(3, len(axes))]:
+        axis.set_ylabel("time")
+    if systems:
+        handles = [plt.Line2D([], [], label=label, markersize=3, **style)
+                   for label, style in SERIES.values()]  # fmt: skip
+        legend_below(fig, handles)
+    else:
+        axes[0].set_axis_off()
+        axes[0].text(0.5, 0.5, "no GPU system", ha="center", va="center")
+    fig.suptitle("GPU systems: NCCL's all-reduce against the model")
+    table = pd.concat(data) if data else pd.DataFrame(columns=COLUMNS)
+    return Plot(fig, table[COLUMNS].reset_index(drop=True))
