@@ -19,7 +19,8 @@ WORKFLOW = ("Snakefile", "workflow", "config", "profiles", ".test")
 
 def copy_workflow(target: Path, items: tuple[str, ...] = WORKFLOW) -> Path:
     """The workflow's files, with its default profile (and results/ nowhere), copied into
-    `target`."""
+    `target` (made if missing)."""
+    target.mkdir(parents=True, exist_ok=True)
     for item in items:
         source = REPO / item
         (shutil.copytree if source.is_dir() else shutil.copy)(source, target / item)

@@ -26,10 +26,12 @@ def quick_start() -> str:
     return readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
 
 
-def interrupted(work: Path, signum: int) -> None:
+def interrupted(work: Path, signum: int) -> bool:
     """Start RUN in `work` and send `signum` to it and its jobs (as Ctrl-C does to the
     terminal's process group) the moment a job has written its output but not yet ended:
-    the case that stops the next run with IncompleteFilesException."""
+    the case that stops the next run with IncompleteFilesException. False when the job
+    ended in the few microseconds before the signal and the run completed (a loaded
+    machine can be that slow to deliver it): nothing was interrupted."""
     run = subprocess.Popen(RUN, cwd=work, start_new_session=True, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)  # fmt: skip
     output = work / OUTPUT
@@ -42,15 +44,18 @@ def interrupted(work: Path, signum: int) -> None:
     assert mark.exists(), "the job ended before the run could be interrupted"
     os.killpg(run.pid, signum)
     os.killpg(run.pid, signal.SIGCONT)
-    assert run.wait(timeout=120) != 0
+    if run.wait(timeout=120) == 0:
+        return False
     assert output.exists() and mark.exists()
+    return True
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
 def test_an_interrupted_run_resumes_with_the_readme_s_commands(tmp_path, signum):
     assert UNLOCK in quick_start() and "resumes with the same command" in quick_start()
-    work = tiny_workflow(tmp_path)
-    interrupted(work, signum)
+    attempts = (tiny_workflow(tmp_path / f"attempt{n}") for n in range(3))
+    work = next((w for w in attempts if interrupted(w, signum)), None)
+    assert work is not None, "three runs ended before the signal reached them"
     if signum == signal.SIGKILL:  # nothing could remove the lock
         assert subprocess.run([*SNAKEMAKE, "--unlock"], cwd=work).returncode == 0
     resumed = subprocess.run(RUN, cwd=work, capture_output=True, text=True, timeout=300)
