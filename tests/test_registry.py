@@ -22,7 +22,7 @@ from tests.support import dummy_algorithm
 from tests.support.grid import GIVEN_FABRICS
 
 DUMMY = Algorithm(
-    "dummy", dummy_algorithm.allreduce, theory.naive, "a dummy", Style(3, "X", (0, (1, 1)))
+    "dummy", dummy_algorithm.allreduce, theory.naive, "a dummy", Style(6, "X", (0, (2, 2)))
 )
 
 
@@ -121,6 +121,10 @@ def test_a_parameter_needs_nothing_outside_its_module_and_the_registry(
     assert read_record(output).parameters == {"pieces": 3}
     timed = bench(["ring", "in_pieces"], 2, [8], warmup=0, iterations=1, parameters={"pieces": 5})
     assert [r["parameters"] for r in timed["records"]] == [{}, {"pieces": 5}]
+    with pytest.raises(UsageError, match="pieces applies to none of ring"):
+        bench(["ring"], 2, [8], parameters={"pieces": 5})
+    with pytest.raises(UsageError, match="ring is listed twice"):
+        bench(["ring", "in_pieces", "ring"], 2, [8])
 
     plan = check(
         {"algorithms": ["ring", "in_pieces"], "pieces": [2, 3], "ranks": [2, 4], "elements": [8],
@@ -136,3 +140,17 @@ def test_a_parameter_needs_nothing_outside_its_module_and_the_registry(
     shown = table[["algorithm", "pieces"]].values.tolist()
     assert shown == [["in_pieces-K3", 3], ["in_pieces-K4", 4]]
     aggregate.check_runs(table)
+
+
+def test_a_parameter_name_means_one_thing_and_names_are_canonical():
+    by_name = registry.parameters_by_name()
+    for entry in ALGORITHMS.values():
+        assert all(by_name[p.name] is p for p in entry.parameters), entry.name
+        assert len({p.letter for p in entry.parameters}) == len(entry.parameters), entry.name
+    both = {"channels": 4, "chunk_bytes": 65536}
+    assert registry.variant_name("nccl_ring", both) == "nccl_ring-C4-K65536"
+    assert registry.parse_variant("nccl_ring-C4-K65536") == ("nccl_ring", both)
+    assert registry.variant_name("nccl_ring", {"channels": 2}) == "nccl_ring"  # its default
+    for name in ("nccl_ring-C2", "nccl_ring-K65536-C4"):  # a default named; out of order
+        with pytest.raises(KeyError, match="not a variant name"):
+            registry.parse_variant(name)

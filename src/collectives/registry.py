@@ -166,7 +166,7 @@ class Algorithm:
         self, ranks: int, elements: int, itemsize: int, **parameters: int
     ) -> dict[str, dict[str, int]] | None:
         """Per link class the closed-form counts of a run on nodes; None off nodes."""
-        if self.theory_by_class is None or self.nodes(parameters) is None:
+        if self.theory_by_class is None or NODE_SIZE not in self.parameters:
             return None
         return self.theory_by_class(ranks, elements, itemsize, *self._values(parameters, ranks))
 
@@ -195,7 +195,8 @@ def _unwrap(formula: str) -> str:
 
 
 # vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py,
-# _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]) runs one- and two-shot on NVLink nodes of up to 8 GPUs.
+# _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]) runs one- and two-shot on NVLink nodes of at most 8
+# GPUs; the grid runs them at every N up to there.
 VLLM_CUSTOM_ALLREDUCE_RANKS = 8
 
 ALGORITHMS: dict[str, Algorithm] = {
@@ -242,6 +243,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "two_shot", two_shot.allreduce, theory.two_shot, "two-shot",
             Style(3, "p", (0, (6, 2, 1, 2))), max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS,
+            held_vectors=lambda ranks: 1,  # the N copies of its own piece
         ),
     )
 }  # fmt: skip
@@ -276,7 +278,9 @@ def variant_name(algorithm: str, parameters: Mapping[str, int] | None = None) ->
 
 
 def parse_variant(name: str) -> tuple[str, dict[str, int]]:
-    """The inverse of variant_name: (algorithm, the parameters its name gives)."""
+    """The inverse of variant_name: (algorithm, the parameters its name gives). KeyError for
+    a name variant_name would not write (a tag that names no parameter, a parameter at its
+    default, tags out of declared order)."""
     algorithm, *tags = name.split("-")
     letters = {p.letter: p.name for p in ALGORITHMS[algorithm].parameters} if tags else {}
     given = {}
@@ -284,4 +288,6 @@ def parse_variant(name: str) -> tuple[str, dict[str, int]]:
         if tag[:1] not in letters or not tag[1:].isdigit():
             raise KeyError(f"{name!r}: {tag!r} names no parameter of {algorithm}")
         given[letters[tag[0]]] = int(tag[1:])
+    if tags and variant_name(algorithm, given) != name:
+        raise KeyError(f"{name!r}: not a variant name; it reads {variant_name(algorithm, given)!r}")
     return algorithm, given

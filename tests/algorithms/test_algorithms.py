@@ -58,6 +58,12 @@ def test_nccl_ring_in_chunks_verifies_and_matches_theory(n, loops, extra):
     assert record["messages"] == ring.messages * CHANNELS * (loops + 1)
 
 
+@pytest.mark.parametrize(("n", "m"), [(3, 7), (5, 23)])
+def test_nccl_ring_chunks_are_at_least_one_element(n, m):
+    record = run_record("nccl_ring", n, m, parameters={"channels": 2, "chunk_bytes": 1})
+    assert record["matches_theory"] and record["messages"] == 2 * n * (n - 1) * 2 * -(-m // (2 * n))
+
+
 @pytest.mark.parametrize(
     ("n", "g"), [(1, 1), (2, 1), (2, 2), (4, 2), (6, 3), (8, 4), (9, 3), (12, 4), (16, 8), (10, 5)]
 )

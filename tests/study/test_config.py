@@ -78,7 +78,8 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
          "workloads.gpt3-175b.tp_fabric: needed when tp > 1"),
         (lambda c: c["wallclock"].update(ranks=[1]), "wallclock.ranks: every value must be betw"),
         (lambda c: c["wallclock"]["algorithms"].append("hierarchical"),
-         r"wallclock.algorithms\[3\]: 'hierarchical' is not an algorithm without parameters"),
+         r"wallclock.algorithms\[3\]: 'hierarchical' is not an algorithm that runs at its "
+         "defaults"),
         (lambda c: c["wallclock"]["fabrics"].update(queue="ethernet"),
          "wallclock.fabrics.queue: ethernet is not a ping-pong fabric"),
         (lambda c: c["wallclock"]["fabrics"].update(queue="local-mpi"),

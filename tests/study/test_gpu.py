@@ -66,3 +66,13 @@ def test_one_shot_is_left_out_where_no_library_runs_it(tmp_path):
     table = gpu.gpu_against_clock({"s": big}, {"fast": NVLINK, "slow": NET}, ["one_shot", "ring"],
                                   Path(tmp_path))  # fmt: skip
     assert set(table.cheapest_algorithm) == {"ring"}
+
+
+def test_an_algorithm_on_nodes_takes_the_system_s_gpus_per_node(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    table = gpu.gpu_against_clock({"s": SYSTEM}, {"fast": NVLINK, "slow": NET}, ["hierarchical"],
+                                  tmp_path)  # fmt: skip
+    assert set(table.cheapest_algorithm) == {"hierarchical-G4"}
+    assert gpu.gpu_parameters("hierarchical", 8, 4) == {"ranks_per_node": 4}
+    with pytest.raises(ValueError, match="one_shot runs on at most 8 ranks"):
+        gpu.gpu_parameters("one_shot", 16, 8)

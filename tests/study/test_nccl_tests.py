@@ -34,6 +34,15 @@ def test_every_shipped_log_reads(name, sizes, ranks, nodes, largest_busbw):
     assert (log.rows.out_of_place_s > 0).all() and (log.rows.in_place_s > 0).all()
 
 
+def test_settings_of_several_words_are_read():
+    log = read_nccl_tests(LOGS / "gcp_a3mega_h100_tcpxo_nccl_allreduce_16gpus_2nodes.txt")
+    assert (log.settings["warmup iters"], log.settings["iters"], log.settings["agg iters"]) == (
+        5,
+        20,
+        1,
+    )
+
+
 def test_the_header_blocks_are_read(tmp_path):
     log = read_nccl_tests(LOGS / "abci_anode_nccl_allreduce_8xA100_nvswitch_1node.txt")
     assert log.settings["iters"] == 100 and log.settings["minBytes"] == 4
@@ -78,6 +87,11 @@ def test_srun_labels_a_root_column_and_groups_are_read(tmp_path):
         ("\n".join(SRUN.splitlines()[4:]), r"srun.txt:1: a row before the column header"),
         ("# nThread 1\n", r"srun.txt: no nccl-tests rows"),
         (SRUN.replace("Rank  1", "Rank  3"), r"lists ranks \[0, 3\], not 0..N-1"),
+        (SRUN.replace("4     float", "4     fp9"), r"srun.txt:6: unknown type 'fp9'; known: int8"),
+        (
+            SRUN.replace("4     float     sum", "4     float     max"),
+            r"srun.txt: one reduction operation a log, found max, sum",
+        ),
     ],
 )
 def test_a_bad_log_is_named_with_its_line(tmp_path, text, message):

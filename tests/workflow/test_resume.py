@@ -26,6 +26,13 @@ def quick_start() -> str:
     return readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C's default action, whatever this test inherited: a command started in the
+    background of a non-interactive shell (nohup ... &) ignores SIGINT, and so would the
+    run, which would then finish as if never interrupted."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted(work: Path, signum: int) -> bool:
     """Start RUN in `work` and send `signum` to it and its jobs (as Ctrl-C does to the
     terminal's process group) the moment a job has written its output but not yet ended:
@@ -33,7 +40,7 @@ def interrupted(work: Path, signum: int) -> bool:
     ended in the few microseconds before the signal and the run completed (a loaded
     machine can be that slow to deliver it): nothing was interrupted."""
     run = subprocess.Popen(RUN, cwd=work, start_new_session=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)  # fmt: skip
+                           stderr=subprocess.DEVNULL, preexec_fn=_as_from_a_terminal)  # fmt: skip
     output = work / OUTPUT
     deadline = time.monotonic() + 120
     while not output.exists() and run.poll() is None and time.monotonic() < deadline:

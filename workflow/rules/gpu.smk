@@ -19,7 +19,7 @@ rule gpu_system:
         entry=lambda wildcards: json.dumps(
             PLAN.gpu_systems[wildcards.system], sort_keys=True
         ),
-        algorithms=FLAT_ALGORITHMS,
+        algorithms=config["algorithms"],
     script:
         "../scripts/gpu_system.py"
 

@@ -1,6 +1,7 @@
-"""One-shot all-reduce (vLLM's and TensorRT-LLM's custom all-reduce on NVLink nodes): every
-rank takes every peer's whole vector and sums them all, in rank order.
+"""One-shot all-reduce: every rank takes every peer's whole vector and sums all N in order.
 
+It is the custom all-reduce of inference engines for small messages on NVLink nodes (vLLM's
+and TensorRT-LLM's).
 No message waits for another: on a crossbar (an NVSwitch node) all N-1 transfers of a rank
 proceed at once, one step in all, the latency-optimal extreme. A single port serializes
 them: N-1 messages of the whole vector in and out of every rank, the bandwidth-hungry one.
@@ -23,7 +24,7 @@ def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
     vectors: list[np.ndarray] = [mine] * n
     for step in range(1, n):
         vectors[(rank - step) % n] = comm.sendrecv(mine, (rank + step) % n, (rank - step) % n)
-    result = vectors[0].copy() if rank else mine
+    result = vectors[0] if rank else mine  # a received vector is this rank's own array
     for vector in vectors[1:]:
         comm.reduce_local(vector, result)
     return result

@@ -1,6 +1,6 @@
-"""Two-shot all-reduce (the custom all-reduce of inference engines for larger messages on
-NVLink nodes): a direct reduce-scatter, then a direct all-gather.
+"""Two-shot all-reduce: a direct reduce-scatter, then a direct all-gather.
 
+It is the custom all-reduce of inference engines for larger messages on NVLink nodes.
 The vector is cut into N pieces; rank r owns piece r. Every rank sends each peer that peer's
 piece of its input and sums the N copies of its own piece in rank order; then it sends its
 summed piece to every peer. Two steps on a crossbar (an NVSwitch node), each moving

@@ -183,6 +183,9 @@ def _check_request(
         raise UsageError("nothing to time: give algorithms or peers")
     if not sizes:
         raise UsageError("give at least one message size")
+    repeated = sorted({name for name in algorithm_names if algorithm_names.count(name) > 1})
+    if repeated:
+        raise UsageError(f"{repeated[0]} is listed twice in the algorithms")
     unused = set(parameters)
     chosen = {}
     for name in algorithm_names:

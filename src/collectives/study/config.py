@@ -22,6 +22,7 @@ from ..model.library_rules import RULES
 from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
+from .gpu import gpu_parameters
 from .grid import expand_axis
 from .nccl_tests import read_nccl_tests
 
@@ -47,9 +48,10 @@ class Variant:
     def runs_at(self, ranks: int) -> bool:
         """Whether the grid runs it at N: up to the algorithm's max_ranks, with every
         parameter fitting N (a node size must divide it)."""
-        by_name = registry.parameters_by_name()
-        return registry.ALGORITHMS[self.algorithm].applies_at(ranks) and all(
-            by_name[name].fits(value, ranks) for name, value in self.parameters
+        entry = registry.ALGORITHMS[self.algorithm]
+        own = {p.name: p for p in entry.parameters}
+        return entry.applies_at(ranks) and all(
+            own[name].fits(value, ranks) for name, value in self.parameters
         )
 
     def arguments(self) -> str:
@@ -182,14 +184,18 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     dtype = config.get("dtype", config["dtypes"][0])
     if dtype not in config["dtypes"]:
         raise ConfigError(f"dtype: {dtype} is not one of dtypes {config['dtypes']}")
-    warnings: list[str] = []
+    warnings = [
+        f"{name}: no algorithm of algorithms takes this parameter; the axis is unused"
+        for name in registry.parameters_by_name()
+        if name in config and not any(name == p for v in variants for p, _ in v.parameters)
+    ]
     fabrics = {
         name: _fabric(name, entry, basedir, warnings) for name, entry in config["fabrics"].items()
     }
     for name, entry in config["fabrics"].items():
         if "pingpong" in entry and pingpong_transport(entry) == "mpi":
             _need_mpi(f"fabrics.{name}.pingpong.transport")
-    figures = _figures(config, ranks, elements, fabrics)
+    figures = _figures(config, variants, ranks, elements, fabrics)
     _workloads(config, ranks, fabrics)
     wallclock = None
     if "wallclock" in config:
@@ -204,6 +210,16 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
                 libraries, warnings, dtype, gpu_systems)  # fmt: skip
 
 
+def _priced_at(algorithm: str, ranks: int, gpus_per_node: int) -> bool:
+    """Whether the GPU rung prices `algorithm` at `ranks`: at its defaults, with a node size
+    of the system's GPUs per node where it takes one (collectives.study.gpu)."""
+    try:
+        gpu_parameters(algorithm, ranks, gpus_per_node)
+    except ValueError:
+        return False
+    return True
+
+
 def _gpu_systems(
     config: dict[str, Any], fabrics: dict[str, str], basedir: Path
 ) -> dict[str, dict[str, Any]]:
@@ -212,6 +228,11 @@ def _gpu_systems(
     systems = config.get("gpu_systems", {})
     for name, entry in systems.items():
         where = f"gpu_systems.{name}"
+        if not FABRIC_NAME.match(name):
+            raise ConfigError(f"{where}: a name of letters, digits, '.', '_' and '-'")
+        ranks = entry["nodes"] * entry["gpus_per_node"]
+        if not any(_priced_at(a, ranks, entry["gpus_per_node"]) for a in config["algorithms"]):
+            raise ConfigError(f"{where}: no algorithm of algorithms runs at {ranks} ranks")
         for key in ("intra_fabric", "inter_fabric"):
             if entry[key] not in fabrics or fabrics[entry[key]] == "structured":
                 raise ConfigError(f"{where}.{key}: no flat fabric {entry[key]!r} in fabrics")
@@ -219,7 +240,6 @@ def _gpu_systems(
             log = read_nccl_tests(basedir / entry["log"])
         except FabricError as exc:
             raise ConfigError(f"{where}.log: {exc}") from None
-        ranks = entry["nodes"] * entry["gpus_per_node"]
         if log.ranks is not None and (log.ranks, log.nodes) != (ranks, entry["nodes"]):
             raise ConfigError(
                 f"{where}: the log ran {log.ranks} ranks on {log.nodes} hosts, the entry says "
@@ -279,7 +299,11 @@ def _variants(config: dict[str, Any], ranks: list[int]) -> list[Variant]:
 
 
 def _figures(
-    config: dict[str, Any], ranks: list[int], elements: list[int], fabrics: dict[str, str]
+    config: dict[str, Any],
+    variants: list[Variant],
+    ranks: list[int],
+    elements: list[int],
+    fabrics: dict[str, str],
 ) -> dict[str, Any]:
     """The figure choices, each on its axis."""
     figures = dict(config.get("figures", {}))
@@ -295,26 +319,32 @@ def _figures(
                 f"figures.structure.fabric: {structure['fabric']} is not a two-level fabric"
             )
         _figure_choice(structure, "ranks", ranks, "ranks", "figures.structure")
-    _headline(figures.get("headline"), config["algorithms"], ranks, fabrics)
+    _headline(figures.get("headline"), variants, ranks, fabrics)
     return figures
 
 
 def _headline(
-    headline: dict[str, Any] | None, algorithms: list[str], ranks: list[int], fabrics: dict
+    headline: dict[str, Any] | None, variants: list[Variant], ranks: list[int], fabrics: dict
 ) -> None:
-    """The headline crossover figure shows algorithms (without parameters) of the config,
-    at an N of the ranks axis, on fabrics of the config."""
+    """The headline crossover figure shows variants of the grid named as their algorithm
+    (at its defaults) that run at its N of the ranks axis, on fabrics of the config."""
     if not headline:
         return
     _figure_choice(headline, "ranks", ranks, "ranks", "figures.headline")
     for index, fabric in enumerate(headline.get("fabrics", [])):
         if fabric not in fabrics:
             raise ConfigError(f"figures.headline.fabrics[{index}]: no fabric {fabric!r} in fabrics")
+    by_name = {variant.name: variant for variant in variants}
     for index, name in enumerate(headline.get("algorithms", [])):
-        if name not in algorithms or registry.ALGORITHMS[name].required:
+        if name not in by_name or name not in registry.ALGORITHMS:
             raise ConfigError(
                 f"figures.headline.algorithms[{index}]: {name!r} is not an algorithm of "
-                "algorithms without parameters"
+                "the grid at its defaults"
+            )
+        if not by_name[name].runs_at(headline["ranks"]):
+            raise ConfigError(
+                f"figures.headline.algorithms[{index}]: {name} does not run at N = "
+                f"{headline['ranks']}"
             )
 
 
@@ -350,7 +380,8 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
     for index, name in enumerate(names):
         if name not in registry.ALGORITHMS or registry.ALGORITHMS[name].required:
             raise ConfigError(
-                f"wallclock.algorithms[{index}]: {name!r} is not an algorithm without parameters"
+                f"wallclock.algorithms[{index}]: {name!r} is not an algorithm that runs at its "
+                "defaults"
             )
         if name not in config["algorithms"]:
             raise ConfigError(f"wallclock.algorithms[{index}]: {name} is not in algorithms")

@@ -4,7 +4,8 @@ A GPU system of the config is its node facts (GPUs per node, NVLink and NVSwitch
 which GPUs each serves), its node count, its NCCL version and its nccl-tests log. Its
 topology is a Topology of nodes of GPUs with rail NICs; its links are the config's
 link-level fabrics (`intra_fabric` inside a node, `inter_fabric` between nodes). Every
-algorithm that applies is replayed from its dry trace on that fabric, and the cheapest is
+algorithm that runs there (one on nodes with the system's GPUs per node as its node size;
+one- and two-shot up to 8 GPUs) is replayed from its dry trace on that fabric, and the cheapest is
 set beside NCCL's measured time at every size of the log (out of place, as nccl-tests
 reports first). That is the link-level α-β rung: what a fabric of link latencies and
 bandwidths predicts for GPUs, before any of NCCL's own costs.
@@ -22,11 +23,11 @@ import pandas as pd
 from .. import registry
 from ..model.fabric import Fabric
 from ..model.replay import replay
+from ..registry import NODE_SIZE
 from ..transport.dry import dry_trace
-from .nccl_tests import read_nccl_tests
+from .nccl_tests import ITEMSIZE, read_nccl_tests
 
 LINK_RUNG = "link_alpha_beta"  # the rung of this module: link-level α-β, replayed
-ITEMSIZE = {"float": 4, "half": 2, "bfloat16": 2, "double": 8, "int32": 4, "int8": 1}
 
 
 def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric]) -> Fabric:
@@ -45,24 +46,44 @@ def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric
     )
 
 
+def gpu_parameters(algorithm: str, ranks: int, gpus_per_node: int) -> dict[str, int]:
+    """An algorithm's parameters on a GPU system: its defaults, and the system's GPUs per
+    node as the node size of one that takes it; ValueError where it does not run there."""
+    entry = registry.get(algorithm)
+    if not entry.applies_at(ranks):
+        raise ValueError(f"{algorithm} runs on at most {entry.max_ranks} ranks")
+    given = {NODE_SIZE.name: gpus_per_node} if NODE_SIZE in entry.parameters else {}
+    return entry.resolve(given, ranks)
+
+
 def gpu_against_clock(
     systems: Mapping[str, Mapping[str, Any]],
     fabrics: Mapping[str, Fabric],
     algorithms: list[str],
     base: Path,
 ) -> pd.DataFrame:
-    """Per system and message size: NCCL's measured time and busbw, and the cheapest
-    replayed algorithm on the system's link-level fabric, its time and busbw."""
+    """Per system and message size: NCCL's measured time and busbw, and the cheapest of
+    `algorithms` (registry names; one on nodes takes the system's GPUs per node) replayed on
+    the system's link-level fabric, its time and busbw."""
     rows = []
     for name, entry in systems.items():
         log = read_nccl_tests(base / entry["log"])
         fabric = gpu_fabric(name, entry, fabrics)
         ranks = entry["nodes"] * entry["gpus_per_node"]
-        applying = [a for a in algorithms if registry.get(a).applies_at(ranks)]
+        priced = {}
+        for algorithm in algorithms:
+            try:
+                parameters = gpu_parameters(algorithm, ranks, entry["gpus_per_node"])
+            except ValueError:
+                continue
+            priced[registry.variant_name(algorithm, parameters)] = (algorithm, parameters)
         for row in log.rows.itertuples():
             itemsize = ITEMSIZE[row.type]
             elements = max(1, row.bytes // itemsize)
-            times = {a: _replayed(a, ranks, elements, itemsize, fabric) for a in applying}
+            times = {
+                name: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric)
+                for name, (algorithm, parameters) in priced.items()
+            }
             cheapest = min(times, key=times.__getitem__)
             rows.append(
                 {
@@ -81,9 +102,16 @@ def gpu_against_clock(
     return table
 
 
-def _replayed(algorithm: str, ranks: int, elements: int, itemsize: int, fabric: Fabric) -> float:
-    """The replayed time of one algorithm's dry trace, at its defaults."""
-    allreduce = registry.get(algorithm).at_defaults(ranks)
+def _replayed(
+    algorithm: str,
+    parameters: dict[str, int],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    fabric: Fabric,
+) -> float:
+    """The replayed time of one algorithm's dry trace with its parameters."""
+    allreduce = registry.get(algorithm).bind(**parameters)
     return replay(dry_trace(allreduce, ranks, elements, itemsize), fabric)
 
 

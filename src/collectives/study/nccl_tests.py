@@ -23,7 +23,9 @@ DEVICE = re.compile(
     r"#\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
     r"device\s+(?P<device>\d+)\s+\[[^\]]*\]\s+(?P<model>.+?)\s*$"
 )
-SETTING = re.compile(r"(\w+):?\s+(-?\d+)")
+SETTING = re.compile(r"([A-Za-z][\w ]*?):?\s+(-?\d+)")  # "warmup iters: 5", "nGpus 1"
+ITEMSIZE = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "half": 2,
+            "float": 4, "double": 8, "bfloat16": 2, "f8e4m3": 1, "f8e5m2": 1}  # fmt: skip
 COLUMNS = ["bytes", "count", "type", "redop", "out_of_place_s", "out_of_place_algbw_GBps",
            "out_of_place_busbw_GBps", "in_place_s", "in_place_algbw_GBps",
            "in_place_busbw_GBps"]  # fmt: skip
@@ -80,6 +82,9 @@ def read_nccl_tests(path: Path) -> NcclTestsLog:
         rows.append(_row(path, number, stripped.split(), header))
     if not rows:
         raise FabricError(f"{path}: no nccl-tests rows (a '# size count type redop ...' table)")
+    operations = sorted({row[3] for row in rows})
+    if len(operations) > 1:
+        raise FabricError(f"{path}: one reduction operation a log, found {', '.join(operations)}")
     ranks = sorted(devices)
     if ranks and ranks != list(range(len(ranks))):
         raise FabricError(f"{path}: the devices block lists ranks {ranks}, not 0..N-1")
@@ -113,6 +118,10 @@ def _row(path: Path, number: int, fields: list[str], header: list[str]) -> list:
             _number(path, number, busbw),
         )
     ]
+    if fields[2] not in ITEMSIZE:
+        raise FabricError(
+            f"{path}:{number}: unknown type {fields[2]!r}; known: {', '.join(ITEMSIZE)}"
+        )
     return [size, count, fields[2], fields[3], *timed]
 
 
