@@ -150,6 +150,14 @@ class Algorithm:
         arguments = dict(p.argument(parameters[p.name]) for p in self.parameters)
         return functools.partial(self.allreduce, **arguments)
 
+    def on_nodes(self, ranks: int, ranks_per_node: int) -> dict[str, int]:
+        """Its parameters on `ranks` ranks of nodes of `ranks_per_node`: its defaults, with
+        that node size where it takes one; ValueError where it does not run there."""
+        if not self.applies_at(ranks):
+            raise ValueError(f"{self.name} runs on at most {self.max_ranks} ranks")
+        given = {NODE_SIZE.name: ranks_per_node} if NODE_SIZE in self.parameters else {}
+        return self.resolve(given, ranks)
+
     def at_defaults(self, ranks: int) -> Callable[[Any, np.ndarray], np.ndarray]:
         """The all-reduce on `ranks` ranks with every parameter at its default."""
         return self.bind(**self.resolve({}, ranks))

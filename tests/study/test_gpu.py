@@ -73,6 +73,6 @@ def test_an_algorithm_on_nodes_takes_the_system_s_gpus_per_node(tmp_path):
     table = gpu.gpu_against_clock({"s": SYSTEM}, {"fast": NVLINK, "slow": NET}, ["hierarchical"],
                                   tmp_path)  # fmt: skip
     assert set(table.cheapest_algorithm) == {"hierarchical-G4"}
-    assert gpu.gpu_parameters("hierarchical", 8, 4) == {"ranks_per_node": 4}
+    assert registry.get("hierarchical").on_nodes(8, 4) == {"ranks_per_node": 4}
     with pytest.raises(ValueError, match="one_shot runs on at most 8 ranks"):
-        gpu.gpu_parameters("one_shot", 16, 8)
+        registry.get("one_shot").on_nodes(16, 8)

@@ -39,7 +39,15 @@ from .measure import (
     validate,
     validate_vectors,
 )
-from .record import DEFAULT_ITERATIONS, DEFAULT_TIMEOUT, DEFAULT_WARMUP, Record, Timing, versions
+from .record import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_TIMEOUT,
+    DEFAULT_WARMUP,
+    Record,
+    Timing,
+    bus_bandwidth,
+    versions,
+)
 
 PEERS = {"mpi": "MPI_Allreduce", "gloo": "gloo"}
 BENCH_VERSION = 2
@@ -299,7 +307,7 @@ def _record(
     timing = Timing(
         warmup=setup.warmup, iterations=iterations, times_s=[float(t) for t in per_iteration],
         time_min_s=float(per_iteration.min()), time_median_s=median, algbw_GBps=algbw,
-        busbw_GBps=algbw * 2 * (ranks - 1) / ranks,
+        busbw_GBps=bus_bandwidth(algbw, ranks),
     )  # fmt: skip
     counted = dict.fromkeys(
         [*COUNT_FIELDS, "bytes_sent", "bytes_recv", "elements_reduced", "theory",

@@ -30,6 +30,12 @@ class RecordError(ValueError):
     collectives.study.aggregate.check_record) at odds with theory."""
 
 
+def bus_bandwidth(algbw_GBps, ranks):
+    """nccl-tests' bus bandwidth of an all-reduce: algbw · 2(N-1)/N, what each rank's links
+    carry (numbers or arrays alike)."""
+    return algbw_GBps * 2 * (ranks - 1) / ranks
+
+
 @dataclass(frozen=True)
 class Timing:
     """Wall-clock mode: the timed iterations of one entry at one size (nccl-tests' algbw

@@ -22,7 +22,6 @@ from ..model.library_rules import RULES
 from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
 from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
-from .gpu import gpu_parameters
 from .grid import expand_axis
 from .nccl_tests import read_nccl_tests
 
@@ -214,7 +213,7 @@ def _priced_at(algorithm: str, ranks: int, gpus_per_node: int) -> bool:
     """Whether the GPU rung prices `algorithm` at `ranks`: at its defaults, with a node size
     of the system's GPUs per node where it takes one (collectives.study.gpu)."""
     try:
-        gpu_parameters(algorithm, ranks, gpus_per_node)
+        registry.get(algorithm).on_nodes(ranks, gpus_per_node)
     except ValueError:
         return False
     return True

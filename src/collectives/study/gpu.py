@@ -17,15 +17,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .. import registry
 from ..model.fabric import Fabric
 from ..model.replay import replay
-from ..registry import NODE_SIZE
+from ..run.record import bus_bandwidth
 from ..transport.dry import dry_trace
 from .nccl_tests import ITEMSIZE, read_nccl_tests
+from .validation import within_factor
 
 LINK_RUNG = "link_alpha_beta"  # the rung of this module: link-level α-β, replayed
 
@@ -46,16 +46,6 @@ def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric
     )
 
 
-def gpu_parameters(algorithm: str, ranks: int, gpus_per_node: int) -> dict[str, int]:
-    """An algorithm's parameters on a GPU system: its defaults, and the system's GPUs per
-    node as the node size of one that takes it; ValueError where it does not run there."""
-    entry = registry.get(algorithm)
-    if not entry.applies_at(ranks):
-        raise ValueError(f"{algorithm} runs on at most {entry.max_ranks} ranks")
-    given = {NODE_SIZE.name: gpus_per_node} if NODE_SIZE in entry.parameters else {}
-    return entry.resolve(given, ranks)
-
-
 def gpu_against_clock(
     systems: Mapping[str, Mapping[str, Any]],
     fabrics: Mapping[str, Fabric],
@@ -73,7 +63,7 @@ def gpu_against_clock(
         priced = {}
         for algorithm in algorithms:
             try:
-                parameters = gpu_parameters(algorithm, ranks, entry["gpus_per_node"])
+                parameters = registry.get(algorithm).on_nodes(ranks, entry["gpus_per_node"])
             except ValueError:
                 continue
             priced[registry.variant_name(algorithm, parameters)] = (algorithm, parameters)
@@ -96,8 +86,8 @@ def gpu_against_clock(
     table = pd.DataFrame(rows)
     if table.empty:
         return table
-    table[f"{LINK_RUNG}_busbw_GBps"] = busbw(table.message_bytes, table[f"{LINK_RUNG}_s"],
-                                             table.ranks)  # fmt: skip
+    algbw = table.message_bytes / table[f"{LINK_RUNG}_s"] / 1e9
+    table[f"{LINK_RUNG}_busbw_GBps"] = bus_bandwidth(algbw, table.ranks)
     table["rel_error"] = table[f"{LINK_RUNG}_s"] / table.measured_s - 1
     return table
 
@@ -115,11 +105,6 @@ def _replayed(
     return replay(dry_trace(allreduce, ranks, elements, itemsize), fabric)
 
 
-def busbw(nbytes: pd.Series, seconds: pd.Series, ranks: pd.Series) -> pd.Series:
-    """nccl-tests' bus bandwidth of an all-reduce in GB/s: algbw · 2(N-1)/N."""
-    return nbytes / seconds / 1e9 * 2 * (ranks - 1) / ranks
-
-
 def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per system: the median and 90th-percentile |relative error|, the share within 2x,
     and the large-message busbw plateau (the largest size) measured and predicted."""
@@ -128,15 +113,14 @@ def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for system, group in table.groupby("system", sort=False):
         error = group.rel_error.abs()
-        ratio = group[f"{LINK_RUNG}_s"] / group.measured_s
         largest = group.loc[group.message_bytes.idxmax()]
         rows.append(
             {
                 "system": system, "model": LINK_RUNG, "points": len(group),
                 "median_abs_rel_error": float(error.median()),
                 "p90_abs_rel_error": float(error.quantile(0.9)),
-                "within_2x": float(((ratio >= 0.5) & (ratio <= 2)).mean()),
-                "median_predicted_over_measured": float(np.median(ratio)),
+                "within_2x": float(within_factor(group.rel_error, 2).mean()),
+                "median_predicted_over_measured": float(1 + group.rel_error.median()),
                 "plateau_measured_busbw_GBps": float(largest.measured_busbw_GBps),
                 "plateau_predicted_busbw_GBps": float(largest[f"{LINK_RUNG}_busbw_GBps"]),
             }

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from .fabrics import FabricError, measurement_text
 
@@ -38,11 +41,18 @@ class NcclTestsLog:
     "# Using devices" block, and the printed average busbw where it has the summary."""
 
     path: Path
-    rows: pd.DataFrame
+    values: list[list] = field(repr=False)  # the rows, as COLUMNS
     settings: dict[str, int] = field(default_factory=dict)
     hosts: list[str] = field(default_factory=list)  # by rank
     gpus: list[str] = field(default_factory=list)  # by rank
     average_busbw_GBps: float | None = None
+
+    @cached_property
+    def rows(self) -> pd.DataFrame:
+        """The rows as a table (pandas is imported here, not by the config check)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.values, columns=COLUMNS)
 
     @property
     def ranks(self) -> int | None:
@@ -90,7 +100,7 @@ def read_nccl_tests(path: Path) -> NcclTestsLog:
         raise FabricError(f"{path}: the devices block lists ranks {ranks}, not 0..N-1")
     return NcclTestsLog(
         path=path,
-        rows=pd.DataFrame(rows, columns=COLUMNS),
+        values=rows,
         settings=settings,
         hosts=[devices[r][0] for r in ranks],
         gpus=[devices[r][1] for r in ranks],
