@@ -14,13 +14,14 @@ import functools
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .algorithms import (
     binomial_tree,
+    double_binary_tree,
     hierarchical,
     naive,
     nccl_ring,
@@ -36,8 +37,8 @@ from .model.topology import Topology
 
 Allreduce = Callable[..., np.ndarray]  # (comm: Communicator, x, **parameters) -> the sum
 COST_LINE = re.compile(
-    r"^Cost: (?P<latency>.+?) α \+ (?P<bandwidth>.+?) nβ \+ (?P<reduction>.+) Mγ$"
-)
+    r"^Cost: (?P<latency>.+?) α \+ (?P<bandwidth>.+?) nβ \+ (?:(?P<reduction>.+) )?Mγ$"
+)  # a term without a factor ('+ Mγ') has factor 1
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,12 @@ NODE_SIZE = Parameter(
 )  # fmt: skip
 
 
+CHUNK_BYTES = Parameter(
+    "chunk_bytes", "K", "bytes of a chunk, the unit a pipeline step moves",
+    requirement="at least 1",
+)  # fmt: skip  # each pipelined algorithm gives it its own default
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """Everything the project knows about one algorithm."""
@@ -116,10 +123,16 @@ class Algorithm:
         for line in _docstring(self).splitlines():
             found = COST_LINE.match(line.strip())
             if found:
-                return Cost(**{key: _unwrap(value) for key, value in found.groupdict().items()})
+                return Cost(
+                    **{key: _unwrap(value or "1") for key, value in found.groupdict().items()}
+                )
         raise ValueError(
             f"{self.name}: its module docstring has no 'Cost: ... α + ... nβ + ... Mγ'"
         )
+
+    def default_of(self, name: str) -> int | None:
+        """Its default for the parameter called `name` (None: a run must give it)."""
+        return next(p.default for p in self.parameters if p.name == name)
 
     @property
     def required(self) -> tuple[Parameter, ...]:
@@ -240,9 +253,13 @@ ALGORITHMS: dict[str, Algorithm] = {
             parameters=(
                 Parameter("channels", "C", "rings the vector is split over",
                           default=nccl_ring.CHANNELS),
-                Parameter("chunk_bytes", "K", "bytes of a chunk, the unit a ring step moves",
-                          default=nccl_ring.CHUNK_BYTES),
+                replace(CHUNK_BYTES, default=nccl_ring.CHUNK_BYTES),
             ),
+        ),
+        Algorithm(
+            "double_binary_tree", double_binary_tree.allreduce, theory.double_binary_tree,
+            "double binary tree", Style(6, ">", (0, (2, 1, 2, 3))),
+            parameters=(NODE_SIZE, replace(CHUNK_BYTES, default=double_binary_tree.CHUNK_BYTES)),
         ),
         Algorithm(
             "one_shot", one_shot.allreduce, theory.one_shot, "one-shot", Style(9, "<", (0, (1, 1))),
@@ -268,7 +285,8 @@ def get(name: str) -> Algorithm:
 
 
 def parameters_by_name() -> dict[str, Parameter]:
-    """Every parameter some algorithm takes, by name (one parameter per name)."""
+    """Every parameter some algorithm takes, by name: a name means one parameter, though
+    each algorithm may give it its own default (`Algorithm.default_of`)."""
     return {p.name: p for entry in ALGORITHMS.values() for p in entry.parameters}
 
 

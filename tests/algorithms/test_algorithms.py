@@ -78,6 +78,31 @@ def test_hierarchical_verifies_and_matches_theory_per_link_class(n, g, m):
     )
 
 
+TREE_CHUNK_ELEMENTS = 2  # small chunks: long pipelines
+
+
+@pytest.mark.parametrize("n", range(2, 18))
+@pytest.mark.parametrize("chunks", [0, 1, 3])  # per tree: below one chunk, one, past N·3
+def test_double_binary_tree_flat_in_chunks_verifies_and_matches_theory(n, chunks):
+    m = 2 * TREE_CHUNK_ELEMENTS * chunks * n + 1  # odd: the trees' halves differ by one
+    parameters = {"ranks_per_node": 1, "chunk_bytes": 8 * TREE_CHUNK_ELEMENTS}
+    record = run_record("double_binary_tree", n, m, parameters=parameters)
+    assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
+    per_tree = [-(-half // TREE_CHUNK_ELEMENTS) for half in (m - m // 2, m // 2)]
+    assert record["messages"] == 2 * (n - 1) * sum(per_tree)
+    assert record["bytes_total"] == registry.get("ring").predict(n, m, 8).bytes_total
+
+
+@pytest.mark.parametrize(
+    ("n", "g"), [(2, 2), (4, 2), (6, 3), (8, 4), (9, 3), (12, 4), (16, 8), (10, 5), (16, 2)]
+)
+@pytest.mark.parametrize(("m", "chunk_bytes"), [(1, 8), (97, 16), (70000, 524288)])
+def test_double_binary_tree_on_nodes_verifies_and_matches_theory(n, g, m, chunk_bytes):
+    parameters = {"ranks_per_node": g, "chunk_bytes": chunk_bytes}
+    record = run_record("double_binary_tree", n, m, parameters=parameters)
+    assert record["verified"] and record["matches_theory"] and record["ranks_agree"]
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n_per_node=st.tuples(st.integers(1, 6), st.integers(1, 6)),

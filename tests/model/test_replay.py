@@ -126,3 +126,19 @@ def test_nccl_ring_approaches_the_ring_as_its_chunks_grow():
     loops = m // (n * 64 // 8)  # the smallest chunks: 8 elements, 32 a loop
     bandwidth = 2 * (n - 1) / n * m * 8 * 1e-9
     assert times[0] == pytest.approx(loops * 2 * (n - 1) * 1e-6 + bandwidth, rel=0.01)
+
+
+def test_double_binary_tree_latency_grows_with_log2_of_the_nodes_the_ring_with_the_nodes():
+    """Two elements (one chunk a tree) on nodes of two: every doubling of the node count adds
+    the same time to the trees (one level more), and twice the last increment to the ring."""
+    fabric = nodes(LinkClass(3e-7, 2e-11), LinkClass(2.6e-6, 1.05e-10), ranks_per_node=2)
+    tree, ring = [], []
+    for node_count in (2, 4, 8, 16):
+        parameters = {"ranks_per_node": 2}
+        _, trace = run_with_trace("double_binary_tree", 2 * node_count, 2, parameters=parameters)
+        tree.append(replay(trace, fabric))
+        ring.append(replay(run_with_trace("ring", 2 * node_count, 2)[1], fabric))
+    tree_steps, ring_steps = np.diff(tree), np.diff(ring)
+    assert tree_steps == pytest.approx([tree_steps[0]] * 3, rel=0.01)
+    assert ring_steps[1:] / ring_steps[:-1] == pytest.approx([2, 2], rel=0.05)
+    assert tree[-1] < ring[-1] / 2

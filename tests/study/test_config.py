@@ -25,12 +25,15 @@ def test_the_shipped_config_is_valid():
     plan = check(CONFIG, REPO)
     assert plan.algorithms == [
         "naive", "ring", "recursive_doubling", "rabenseifner", "binomial_tree", "hierarchical-G8",
-        "nccl_ring", "one_shot", "two_shot",
+        "nccl_ring", "double_binary_tree-G8", "one_shot", "two_shot",
     ]  # fmt: skip
-    hierarchical, nccl_ring, one_shot = plan.variants[5:8]
+    hierarchical, nccl_ring, tree, one_shot = plan.variants[5:9]
     assert hierarchical.arguments() == "--algorithm hierarchical --ranks-per-node 8"
     assert [n for n in plan.ranks if hierarchical.runs_at(n)] == [8, 16, 32, 64]
     assert nccl_ring.arguments() == "--algorithm nccl_ring --channels 2 --chunk-bytes 2097152"
+    assert tree.arguments() == (
+        "--algorithm double_binary_tree --ranks-per-node 8 --chunk-bytes 524288"
+    )  # its own chunk default, NCCL's tree chunk
     assert [n for n in plan.ranks if one_shot.runs_at(n)] == [2, 3, 4, 8]  # N <= 8, as in vLLM
     assert plan.fabrics["ndv2"] == "structured"
     assert plan.ranks == [2, 3, 4, 8, 16, 32, 64]
@@ -50,7 +53,7 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[9\]: unknown algorithm"),
+        (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[10\]: unknown algorithm"),
         (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 is not at least 1 and"),
         (lambda c: c["fabrics"]["ndv2"].pop("inter"), "fabrics.ndv2: a two-level fabric"),
         (lambda c: c["figures"]["structure"].update(fabric="nvlink"), "is not a two-level"),

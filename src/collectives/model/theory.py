@@ -9,6 +9,8 @@ algorithm with its function here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..transport.accounting import COUNT_FIELDS, Counts
 from .topology import Topology
 
@@ -228,3 +230,79 @@ def nccl_ring(n: int, m: int, s: int, channels: int, chunk_bytes: int) -> Counts
         bytes_critical=2 * (n - 1) * sum(-(-block // n) for block in blocks) * s,
         hotspot_bytes=max(traffic) * s,
     )
+
+
+def double_binary_tree(n: int, m: int, s: int, g: int, chunk_bytes: int) -> Counts:
+    """Two trees over nodes of G (collectives.algorithms.double_binary_tree.tree_links: NCCL's
+    trees, checked against trees.cc's drawings in the tests), each a spanning tree of N-1
+    edges; tree t carries half h_t of the vector (h_0 = ceil(M/2)) in ceil(h_t/K) chunks of
+    K = max(1, chunk_bytes // s) elements, the last one shorter. Every chunk crosses every
+    edge up and down: 2(N-1) messages a chunk and 2(N-1)M elements in all; a rank with d_t
+    tree-t links moves 2 d_t h_t. The pipeline's critical path has no single formula over
+    these irregular trees: it is the single-port clock recurrence, phase by phase (reduce
+    up, then broadcast down), tree by tree, chunk by chunk, ranks in the order their inputs
+    arrive, evaluated once with weight 1 a message (rounds) and once with its bytes."""
+    from ..algorithms.double_binary_tree import TREES, tree_links  # the trees are a fact
+
+    nodes = Topology(g)
+    step = max(1, chunk_bytes // s)
+    halves = [m - m // 2, m // 2]
+    chunks = [[min(step, half - start) for start in range(0, half, step)] for half in halves]
+    links = [[tree_links(rank, n, nodes, tree) for rank in range(n)] for tree in range(TREES)]
+    traffic = [
+        sum(2 * half * (len(children) + (parent is not None)) for half, (parent, children) in
+            zip(halves, (links[tree][rank] for tree in range(TREES)), strict=True))
+        for rank in range(n)
+    ]  # fmt: skip
+    return Counts(
+        rounds=_tree_pipeline_clock(links, chunks, lambda elements: 1),
+        messages=2 * (n - 1) * sum(len(tree_chunks) for tree_chunks in chunks),
+        bytes_total=2 * (n - 1) * m * s,
+        bytes_critical=_tree_pipeline_clock(links, chunks, lambda elements: elements * s),
+        hotspot_bytes=max(traffic) * s,
+    )
+
+
+def _tree_pipeline_clock(links: list, chunks: list[list[int]], weight: Callable[[int], int]) -> int:
+    """The largest single-port clock at the end of the trees' up-down pipeline: a message
+    sent at max(clock, send port) occupies the send port for its weight and arrives at
+    max(send time, receive port) + weight, which is the receiver's clock if it is later.
+    Each rank's messages are taken in its program's order."""
+    ranks = len(links[0])
+    clock, send_port, recv_port = [0] * ranks, [0] * ranks, [0] * ranks
+    sent_at = [0] * ranks  # when the message now travelling to (down) or from (up) a rank left
+
+    def send(rank: int, w: int) -> int:
+        sent = max(clock[rank], send_port[rank])
+        send_port[rank] = sent + w
+        return sent
+
+    def receive(rank: int, sent: int, w: int) -> None:
+        recv_port[rank] = max(sent, recv_port[rank]) + w
+        clock[rank] = max(clock[rank], recv_port[rank])
+
+    for upward in (True, False):
+        for tree, tree_chunks in zip(links, chunks, strict=True):
+            order = _root_first(tree)
+            for w in map(weight, tree_chunks):
+                for rank in reversed(order) if upward else order:
+                    parent, children = tree[rank]
+                    if upward:
+                        for child in children:
+                            receive(rank, sent_at[child], w)
+                        if parent is not None:
+                            sent_at[rank] = send(rank, w)
+                    else:
+                        if parent is not None:
+                            receive(rank, sent_at[rank], w)
+                        for child in children:
+                            sent_at[child] = send(rank, w)
+    return max(clock, default=0)
+
+
+def _root_first(links: list[tuple[int | None, list[int]]]) -> list[int]:
+    """The ranks of a tree, every parent before its children."""
+    order = [rank for rank, (parent, _) in enumerate(links) if parent is None]
+    for rank in order:
+        order += links[rank][1]
+    return order

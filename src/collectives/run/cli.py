@@ -204,13 +204,16 @@ def _add_parameters(command: argparse.ArgumentParser) -> None:
     """One option per algorithm parameter of the registry: --ranks-per-node for the node
     size G, and so on; each applies to the algorithms that declare it."""
     for name, parameter in registry.parameters_by_name().items():
-        takers = [a.name for a in registry.ALGORITHMS.values() if parameter in a.parameters]
-        default = "" if parameter.default is None else f"; default {parameter.default}"
+        takers = [
+            a.name if a.default_of(name) is None else f"{a.name} (default {a.default_of(name)})"
+            for a in registry.ALGORITHMS.values()
+            if any(p.name == name for p in a.parameters)
+        ]
         command.add_argument(
             f"--{name.replace('_', '-')}",
             dest=name,
             type=int,
-            help=f"{parameter.help}, for {', '.join(takers)}{default}",
+            help=f"{parameter.help}, for {', '.join(takers)}",
         )
 
 
