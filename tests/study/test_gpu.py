@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from collectives import registry
+from collectives.model import nccl
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.replay import replay
 from collectives.study import gpu
@@ -16,7 +17,7 @@ from collectives.transport.dry import dry_trace
 NVLINK = Fabric("fast", "given", LinkClass(1e-6, 1e-11))
 NET = Fabric("slow", "given", LinkClass(5e-6, 1e-10))
 SYSTEM = {"log": "log.txt", "nodes": 2, "gpus_per_node": 4, "gpu": "G", "nvlink_generation": 3,
-          "nvlink_GBps": 300, "nvswitch": True, "nics_per_node": 2, "nic_Gbps": 200,
+          "compute_capability": 8.0, "cpu": "amd", "nvlinks": 12, "nvlink_GBps": 300, "nvswitch": True, "nics_per_node": 2, "nic_Gbps": 200,
           "nccl": "2.8.4", "intra_fabric": "fast", "inter_fabric": "slow"}  # fmt: skip
 LOG = """\
 #       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
@@ -76,3 +77,35 @@ def test_an_algorithm_on_nodes_takes_the_system_s_gpus_per_node(tmp_path):
     assert registry.get("hierarchical").on_nodes(8, 4) == {"ranks_per_node": 4}
     with pytest.raises(ValueError, match="one_shot runs on at most 8 ranks"):
         registry.get("one_shot").on_nodes(16, 8)
+
+
+def test_the_nccl_rungs_are_nccl_s_choice_by_its_model_and_by_our_replay(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    table = gpu.gpu_against_clock({"s": SYSTEM}, {"fast": NVLINK, "slow": NET}, ["ring"],
+                                  tmp_path)  # fmt: skip
+    system = gpu.nccl_system(SYSTEM)
+    assert (system.ranks, system.compute_capability, system.nic_GBps) == (8, 80, 25.0)
+    chosen = nccl.choice(system, nccl.NCCL_2_8_4, [8, 1048576])
+    assert list(table.nccl_choice) == [f"{a}/{p}" for a, p, _ in chosen]
+    assert list(table.nccl_model_s) == [seconds for *_, seconds in chosen]
+    for row, (algorithm, protocol, _) in zip(table.itertuples(), chosen, strict=True):
+        name = {"ring": "nccl_ring", "tree": "double_binary_tree"}[algorithm]
+        entry = registry.get(name)
+        given = {"channels": 1} if name == "nccl_ring" else {"ranks_per_node": 4}
+        fabric = gpu.nccl_fabric(system, nccl.NCCL_2_8_4, 4, algorithm, protocol)
+        trace = dry_trace(entry.bind(**entry.resolve(given, 8)), 8, row.message_bytes // 4, 4)
+        base = nccl.NCCL_2_8_4.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)]
+        assert row.nccl_replay_s == pytest.approx(base * 1e-6 + replay(trace, fabric))
+    summary = gpu.gpu_summary(table)
+    assert list(summary.model) == list(gpu.RUNGS) and summary.available.all()
+
+
+def test_a_release_the_model_lacks_leaves_the_nccl_rungs_not_available(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    newer = SYSTEM | {"nccl": "2.20.3"}
+    table = gpu.gpu_against_clock({"s": newer}, {"fast": NVLINK, "slow": NET}, ["ring"],
+                                  tmp_path)  # fmt: skip
+    assert table.nccl_model_s.isna().all() and table.nccl_replay_s.isna().all()
+    summary = gpu.gpu_summary(table).set_index("model")
+    assert summary.loc["link_alpha_beta"].available
+    assert not summary.loc["nccl_model"].available and summary.loc["nccl_model"].points == 0

@@ -41,10 +41,12 @@ def test_every_table_is_written(workdir):
     for name in TABLES:
         assert (workdir / "results/tables" / name).stat().st_size > 0, name
     measurements = pd.read_csv(workdir / "results/tables/measurements.csv")
-    # 8 algorithms at every N and M; hierarchical-G2 at N = 2 and 8
-    assert len(measurements) == 8 * 4 * 4 + 2 * 4
+    # 8 algorithms at every N and M; hierarchical-G2 and double_binary_tree-G2 at N = 2 and 8
+    assert len(measurements) == 8 * 4 * 4 + 2 * 2 * 4
     assert measurements.verified.all() and measurements.matches_theory.all()
-    assert set(measurements.algorithm) >= {"ring", "hierarchical-G2", "nccl_ring", "one_shot"}
+    assert set(measurements.algorithm) >= {
+        "ring", "hierarchical-G2", "nccl_ring", "double_binary_tree-G2", "one_shot",
+    }  # fmt: skip
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
     assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr-abci", "roce-40gbe",
                                  "csv-example", "two-level", "local", "local-mpi"}  # fmt: skip
@@ -154,7 +156,7 @@ def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):
     done = snakemake(workdir, "-n", config=str(extended))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
     # N = 16: every M of every algorithm (G = 2 divides it) but one- and two-shot (N <= 8)
-    assert jobs["measure"] == str(7 * 4)
+    assert jobs["measure"] == str(8 * 4)
     assert "fabric" not in jobs
 
 

@@ -1,33 +1,48 @@
-"""GPU systems against NCCL's clock: each shipped nccl-tests log beside what the model says.
+"""GPU systems against NCCL's clock: each shipped nccl-tests log beside what the models say.
 
 A GPU system of the config is its node facts (GPUs per node, NVLink and NVSwitch, NICs and
-which GPUs each serves), its node count, its NCCL version and its nccl-tests log. Its
-topology is a Topology of nodes of GPUs with rail NICs; its links are the config's
-link-level fabrics (`intra_fabric` inside a node, `inter_fabric` between nodes). Every
-algorithm that runs there (one on nodes with the system's GPUs per node as its node size;
-one- and two-shot up to 8 GPUs) is replayed from its dry trace on that fabric, and the cheapest is
-set beside NCCL's measured time at every size of the log (out of place, as nccl-tests
-reports first). That is the link-level α-β rung: what a fabric of link latencies and
-bandwidths predicts for GPUs, before any of NCCL's own costs.
+which GPUs each serves), its node count, its NCCL version and its nccl-tests log. Three
+rungs predict every size of the log (out of place, as nccl-tests reports first):
+
+* `link_alpha_beta`: every algorithm that runs there (one on nodes with the system's GPUs
+  per node as its node size; one- and two-shot up to 8 GPUs) replayed from its dry trace on
+  the config's link-level fabrics (`intra_fabric`, `inter_fabric`, NICs as rails), the
+  cheapest one: what link latencies and bandwidths predict, before any of NCCL's own costs.
+* `nccl_model`: NCCL's own model of its release (collectives.model.nccl), its choice of
+  algorithm and protocol and that one's time.
+* `nccl_replay`: NCCL's choice replayed from our traces of its algorithm (`nccl_ring` on one
+  channel carrying all of NCCL's, `double_binary_tree` on the system's nodes) with NCCL's
+  costs: each step its hardware latency over NVLink or the network, each byte at the
+  protocol's bus bandwidth, plus the base latency once.
+
+The NCCL rungs need the release's constants; for a release the model lacks they are not
+available (no guess stands in).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from numpy import nan
 
 from .. import registry
-from ..model.fabric import Fabric
+from ..model import nccl
+from ..model.fabric import Fabric, LinkClass
 from ..model.replay import replay
 from ..run.record import bus_bandwidth
 from ..transport.dry import dry_trace
 from .nccl_tests import ITEMSIZE, read_nccl_tests
 from .validation import within_factor
 
-LINK_RUNG = "link_alpha_beta"  # the rung of this module: link-level α-β, replayed
+LINK_RUNG = "link_alpha_beta"  # link-level α-β, replayed
+NCCL_RUNG = "nccl_model"  # NCCL's own model of its release
+REPLAY_RUNG = "nccl_replay"  # NCCL's choice, replayed from our traces with NCCL's costs
+RUNGS = (LINK_RUNG, NCCL_RUNG, REPLAY_RUNG)
+NCCL_TRACES = {"ring": ("nccl_ring", {"channels": 1}), "tree": ("double_binary_tree", {})}
 
 
 def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric]) -> Fabric:
@@ -46,50 +61,114 @@ def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric
     )
 
 
+def nccl_system(entry: Mapping[str, Any]) -> nccl.System:
+    """What NCCL's tuning reads of a GPU system's config entry."""
+    return nccl.System(
+        ranks=entry["nodes"] * entry["gpus_per_node"],
+        nodes=entry["nodes"],
+        compute_capability=round(10 * entry["compute_capability"]),
+        nvlinks=entry["nvlinks"],
+        nics_per_node=entry["nics_per_node"],
+        nic_GBps=entry["nic_Gbps"] / 8,
+        amd_cpu=entry["cpu"] == "amd",
+    )
+
+
 def gpu_against_clock(
     systems: Mapping[str, Mapping[str, Any]],
     fabrics: Mapping[str, Fabric],
     algorithms: list[str],
     base: Path,
 ) -> pd.DataFrame:
-    """Per system and message size: NCCL's measured time and busbw, and the cheapest of
-    `algorithms` (registry names; one on nodes takes the system's GPUs per node) replayed on
-    the system's link-level fabric, its time and busbw."""
+    """Per system and message size: NCCL's measured time and busbw, and each rung's time,
+    busbw and relative error (NaN where a rung is not available for the system)."""
     rows = []
     for name, entry in systems.items():
         log = read_nccl_tests(base / entry["log"])
         fabric = gpu_fabric(name, entry, fabrics)
-        ranks = entry["nodes"] * entry["gpus_per_node"]
+        ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
         priced = {}
         for algorithm in algorithms:
             try:
-                parameters = registry.get(algorithm).on_nodes(ranks, entry["gpus_per_node"])
+                parameters = registry.get(algorithm).on_nodes(ranks, per_node)
             except ValueError:
                 continue
             priced[registry.variant_name(algorithm, parameters)] = (algorithm, parameters)
-        for row in log.rows.itertuples():
+        release = nccl.RELEASES.get(entry["nccl"])
+        system = nccl_system(entry)
+        chosen = nccl.choice(system, release, list(log.rows.bytes)) if release else None
+        for index, row in enumerate(log.rows.itertuples()):
             itemsize = ITEMSIZE[row.type]
             elements = max(1, row.bytes // itemsize)
             times = {
-                name: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric)
-                for name, (algorithm, parameters) in priced.items()
+                variant: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric)
+                for variant, (algorithm, parameters) in priced.items()
             }
             cheapest = min(times, key=times.__getitem__)
+            predicted = {LINK_RUNG: times[cheapest], NCCL_RUNG: nan, REPLAY_RUNG: nan}
+            nccl_choice = ""
+            if chosen:
+                algorithm, protocol, predicted[NCCL_RUNG] = chosen[index]
+                nccl_choice = f"{algorithm}/{protocol}"
+                predicted[REPLAY_RUNG] = nccl_replayed(
+                    system, release, per_node, algorithm, protocol, elements, itemsize
+                )
             rows.append(
                 {
                     "system": name, "ranks": ranks, "nodes": entry["nodes"],
                     "message_bytes": row.bytes, "measured_s": row.out_of_place_s,
                     "measured_busbw_GBps": row.out_of_place_busbw_GBps,
-                    "cheapest_algorithm": cheapest, f"{LINK_RUNG}_s": times[cheapest],
+                    "cheapest_algorithm": cheapest, "nccl_choice": nccl_choice,
+                    **{f"{rung}_s": value for rung, value in predicted.items()},
                 }
             )  # fmt: skip
     table = pd.DataFrame(rows)
     if table.empty:
         return table
-    algbw = table.message_bytes / table[f"{LINK_RUNG}_s"] / 1e9
-    table[f"{LINK_RUNG}_busbw_GBps"] = bus_bandwidth(algbw, table.ranks)
-    table["rel_error"] = table[f"{LINK_RUNG}_s"] / table.measured_s - 1
+    for rung in RUNGS:
+        algbw = table.message_bytes / table[f"{rung}_s"] / 1e9
+        table[f"{rung}_busbw_GBps"] = bus_bandwidth(algbw, table.ranks)
+        table[f"{rung}_rel_error"] = table[f"{rung}_s"] / table.measured_s - 1
     return table
+
+
+def nccl_fabric(
+    system: nccl.System, release: nccl.Release, per_node: int, algorithm: str, protocol: str
+) -> Fabric:
+    """The system as NCCL's costs see one algorithm and protocol: a step's hardware latency
+    over NVLink inside a node and over the network between nodes, each byte at the
+    protocol's bus bandwidth there (a node's alone inside it; the whole system's across)."""
+    node = replace(system, ranks=per_node, nodes=1)
+
+    def link(where: nccl.System, kind: str) -> LinkClass:
+        latency = nccl.step_latency(system, release, algorithm, protocol, kind) * 1e-6
+        bandwidth = nccl.bus_bandwidth(where, release, algorithm, protocol) * 1e9
+        return LinkClass(latency, 1 / bandwidth)
+
+    return Fabric(
+        f"nccl-{algorithm}-{protocol}", "structured", link(system, "net"),
+        ranks_per_node=per_node, intra=link(node, "nvlink"),
+    )  # fmt: skip
+
+
+def nccl_replayed(
+    system: nccl.System,
+    release: nccl.Release,
+    per_node: int,
+    algorithm: str,
+    protocol: str,
+    elements: int,
+    itemsize: int,
+) -> float:
+    """NCCL's base latency plus the replay of our trace of its algorithm on nccl_fabric."""
+    name, given = NCCL_TRACES[algorithm]
+    entry = registry.get(name)
+    parameters = entry.resolve(
+        {**given, **({"ranks_per_node": per_node} if entry.required else {})}, system.ranks
+    )
+    base = release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)] * 1e-6
+    fabric = nccl_fabric(system, release, per_node, algorithm, protocol)
+    return base + _replayed(name, parameters, system.ranks, elements, itemsize, fabric)
 
 
 def _replayed(
@@ -106,23 +185,26 @@ def _replayed(
 
 
 def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per system: the median and 90th-percentile |relative error|, the share within 2x,
-    and the large-message busbw plateau (the largest size) measured and predicted."""
+    """Per system and rung: the median and 90th-percentile |relative error|, the share
+    within 2x, and the large-message busbw plateau (the largest size) measured and
+    predicted; a rung without predictions for the system has points 0 and is marked."""
     if table.empty:
         return table
     rows = []
     for system, group in table.groupby("system", sort=False):
-        error = group.rel_error.abs()
         largest = group.loc[group.message_bytes.idxmax()]
-        rows.append(
-            {
-                "system": system, "model": LINK_RUNG, "points": len(group),
-                "median_abs_rel_error": float(error.median()),
-                "p90_abs_rel_error": float(error.quantile(0.9)),
-                "within_2x": float(within_factor(group.rel_error, 2).mean()),
-                "median_predicted_over_measured": float(1 + group.rel_error.median()),
-                "plateau_measured_busbw_GBps": float(largest.measured_busbw_GBps),
-                "plateau_predicted_busbw_GBps": float(largest[f"{LINK_RUNG}_busbw_GBps"]),
-            }
-        )  # fmt: skip
+        for rung in RUNGS:
+            error = group[f"{rung}_rel_error"].dropna()
+            rows.append(
+                {
+                    "system": system, "model": rung, "points": len(error),
+                    "available": bool(len(error)),
+                    "median_abs_rel_error": float(error.abs().median()),
+                    "p90_abs_rel_error": float(error.abs().quantile(0.9)),
+                    "within_2x": float(within_factor(error, 2).mean()),
+                    "median_predicted_over_measured": float(1 + error.median()),
+                    "plateau_measured_busbw_GBps": float(largest.measured_busbw_GBps),
+                    "plateau_predicted_busbw_GBps": float(largest[f"{rung}_busbw_GBps"]),
+                }
+            )  # fmt: skip
     return pd.DataFrame(rows)

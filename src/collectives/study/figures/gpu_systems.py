@@ -5,20 +5,26 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..gpu import LINK_RUNG
+from ..gpu import LINK_RUNG, NCCL_RUNG, REPLAY_RUNG
 from .style import Plot, bytes_axis, legend_below, panels, seconds_axis
 
 COLUMNS = ["system", "ranks", "message_bytes", "series", "time_s"]
 SERIES = {  # what is drawn: column -> (legend label, line style)
     "measured_s": ("NCCL, measured (nccl-tests, out of place)", {"color": "black", "marker": "o"}),
-    f"{LINK_RUNG}_s": ("predicted: the cheapest algorithm on link-level α-β",
+    f"{LINK_RUNG}_s": ("link-level α-β: the cheapest algorithm, replayed",
                        {"color": "#0072B2", "marker": "s", "linestyle": "--"}),
+    f"{NCCL_RUNG}_s": ("NCCL's own model: its choice of algorithm and protocol",
+                       {"color": "#D55E00", "marker": "^", "linestyle": "-."}),
+    f"{REPLAY_RUNG}_s": ("NCCL's choice replayed from our traces, at NCCL's costs",
+                         {"color": "#009E73", "marker": "D", "linestyle": ":"}),
 }  # fmt: skip
+SHORT = {LINK_RUNG: "α-β", NCCL_RUNG: "NCCL", REPLAY_RUNG: "replay"}  # the titles' names
 
 
 def draw(validation: pd.DataFrame) -> Plot:
-    """Time against message size, one panel per GPU system: NCCL's clock and the model's
-    prediction, the median ratio of the two in each panel's title."""
+    """Time against message size, one panel per GPU system: NCCL's clock and each rung's
+    prediction, each rung's median predicted/measured in the panel's title (n/a where a
+    rung has no prediction for the system)."""
     systems = list(dict.fromkeys(validation.system))
     fig, axes = panels(max(len(systems), 1), height=1.9, columns=min(3, max(len(systems), 1)))
     data = []
@@ -29,9 +35,8 @@ def draw(validation: pd.DataFrame) -> Plot:
                       linewidth=1, **style)  # fmt: skip
             shown = rows[["system", "ranks", "message_bytes"]]
             data.append(shown.assign(series=column, time_s=rows[column]))
-        ratio = (rows[f"{LINK_RUNG}_s"] / rows.measured_s).median()
-        axis.set_title(f"{system} (N = {rows.ranks.iloc[0]})\npredicted/measured: {ratio:.2g}",
-                       fontsize=7)  # fmt: skip
+        ratios = ", ".join(f"{short} {_ratio(rows, rung)}" for rung, short in SHORT.items())
+        axis.set_title(f"{system} (N = {rows.ranks.iloc[0]})\n{ratios}", fontsize=7)
         bytes_axis(axis)
         seconds_axis(axis)
     for axis in axes[-min(3, len(axes)) :]:
@@ -45,6 +50,13 @@ def draw(validation: pd.DataFrame) -> Plot:
     else:
         axes[0].set_axis_off()
         axes[0].text(0.5, 0.5, "no GPU system", ha="center", va="center")
-    fig.suptitle("GPU systems: NCCL's all-reduce against the model")
+    fig.suptitle("GPU systems: NCCL's all-reduce against the models "
+                 "(each panel: median predicted/measured)")  # fmt: skip
     table = pd.concat(data) if data else pd.DataFrame(columns=COLUMNS)
     return Plot(fig, table[COLUMNS].reset_index(drop=True))
+
+
+def _ratio(rows: pd.DataFrame, rung: str) -> str:
+    """A rung's median predicted/measured over a system's sizes, or n/a."""
+    ratio = (rows[f"{rung}_s"] / rows.measured_s).median()
+    return "n/a" if pd.isna(ratio) else f"{ratio:.2g}"

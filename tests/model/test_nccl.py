@@ -1,0 +1,60 @@
+"""NCCL 2.8.4's own model, by hand from tuning.cc's formulas, on ABCI's A100 nodes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from collectives.model import nccl
+from collectives.model.nccl import NCCL_2_8_4 as RELEASE
+
+ONE_NODE = nccl.System(8, 1, 80, 12, 4, 25.0, amd_cpu=True)
+TWO_NODES = nccl.System(16, 2, 80, 12, 4, 25.0, amd_cpu=True)
+
+
+def test_the_search_finds_nvlink_channels_in_a_node_and_one_per_nic_across():
+    # 12 NVLinks of 21 GB/s: 6 channels of 42, doubled at half speed (ncclTopoDupChannels)
+    assert nccl.search(ONE_NODE, RELEASE) == nccl.Graph(12, 21.0)
+    # a 25 GB/s NIC carries one channel of 24 (the first speed below it): one per NIC
+    assert nccl.search(TWO_NODES, RELEASE) == nccl.Graph(4, 24.0)
+
+
+def test_the_tuning_by_hand():
+    one, two = nccl.tuning(ONE_NODE, RELEASE), nccl.tuning(TWO_NODES, RELEASE)
+    # ring LL in a node: 3.6 + 14 x 0.47 us; bus min(87.7, 252 capped at 235 / 4), x 8/14
+    assert one["ring", "LL"] == pytest.approx((3.6 + 14 * 0.47, 235 / 4 * 8 / 14))
+    # tree LL on 2 nodes: 4.4 + 2 (7 x 0.52 x 1.8 + 1 x 5.0); bus 96 x 0.92 / 3.8 > 22.5, x 1/2
+    assert two["tree", "LL"] == pytest.approx((4.4 + 2 * (7 * 0.52 * 1.8 + 5.0), 22.5 / 2))
+    # ring Simple: 8.4 + 14 x 3.4 in a node; 28 NVLink and 2 network steps on two
+    assert one["ring", "Simple"][0] == pytest.approx(8.4 + 14 * 3.4)
+    assert two["ring", "Simple"] == pytest.approx((8.4 + 28 * 3.4 + 2 * 9.6, 96 * 16 / 30))
+
+
+def test_the_choice_follows_the_size():
+    sizes = [8, 65536, 32 * 2**20]
+    assert [c[:2] for c in nccl.choice(ONE_NODE, RELEASE, sizes)] == [
+        ("ring", "LL"), ("ring", "LL"), ("ring", "Simple"),
+    ]  # fmt: skip
+    (algorithm, protocol, seconds), *_ = nccl.choice(TWO_NODES, RELEASE, sizes)
+    assert (algorithm, protocol) == ("tree", "LL")
+    assert seconds == pytest.approx((27.504 + 8 / (1000 * 11.25)) * 1e-6)
+
+
+def test_the_tree_correction_and_the_ring_plateau():
+    tuned = nccl.tuning(TWO_NODES, RELEASE)
+    latency, bandwidth = tuned["tree", "Simple"]
+    size = 64 * 2**11  # log2(size / 64) = 11: Simple's factor 0.5
+    expected = (latency + size / (1000 * bandwidth * 0.5)) * 1e-6
+    assert nccl.algorithm_time(TWO_NODES, RELEASE, tuned, "tree", "Simple", size) == expected
+    latency, bandwidth = tuned["ring", "Simple"]
+    for size, factor in ((65535, 1.0), (65536, 1.9)):  # from N/16 x 64 KiB on: x 1.9
+        seconds = nccl.algorithm_time(TWO_NODES, RELEASE, tuned, "ring", "Simple", size)
+        assert seconds == pytest.approx((latency * factor + size / (1000 * bandwidth)) * 1e-6)
+
+
+def test_ll128_is_on_by_default_for_volta_and_ampere_only():
+    hopper = nccl.System(8, 1, 90, 18, 8, 25.0, amd_cpu=False)
+    release = replace(RELEASE, nvlink_width={90: 20.0})
+    assert ("ring", "LL128") not in nccl.tuning(hopper, release)
+    assert ("ring", "LL128") in nccl.tuning(ONE_NODE, RELEASE)
