@@ -8,6 +8,7 @@ accounting.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -37,6 +38,18 @@ class Communicator(Protocol):
         self, sendbuf: np.ndarray, dest: int, source: int, inoutbuf: np.ndarray
     ) -> None:
         """sendrecv whose incoming vector is added into `inoutbuf` (must not overlap)."""
+
+    def exchange(
+        self,
+        sendbufs: Sequence[np.ndarray],
+        dests: Sequence[int],
+        sources: Sequence[int],
+        outs: Sequence[np.ndarray | None] | None = None,
+    ) -> list[np.ndarray]:
+        """Every sendrecv(sendbufs[k], dests[k], sources[k], outs[k]) where no send needs
+        what the receives bring (MPI_Isend and MPI_Irecv of them all, one MPI_Waitall): a
+        fabric that carries a rank's messages at once (a crossbar) may overlap them. The
+        pairs run in order, so each rank's k-th pair must meet its peers' (as shifts do)."""
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         """inoutbuf += inbuf elementwise (MPI_Reduce_local with MPI_SUM)."""

@@ -11,7 +11,7 @@ from collectives.model.replay import ReplayError, by_link_class, replay
 from collectives.model.topology import Topology
 from collectives.registry import ALGORITHMS
 from collectives.run.files import load_trace, save_trace
-from collectives.transport.trace import NO_PEER, RECV, REDUCE, SEND
+from collectives.transport.trace import EXCHANGE, NO_PEER, RECV, REDUCE, SEND
 from tests.support.runs import run_with_trace
 from tests.support.traces import trace_of
 
@@ -142,3 +142,21 @@ def test_double_binary_tree_latency_grows_with_log2_of_the_nodes_the_ring_with_t
     assert tree_steps == pytest.approx([tree_steps[0]] * 3, rel=0.01)
     assert ring_steps[1:] / ring_steps[:-1] == pytest.approx([2, 2], rel=0.05)
     assert tree[-1] < ring[-1] / 2
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_on_a_crossbar_one_shot_pays_one_latency_two_shot_two(n):
+    """An exchange's sends need none of its receives: on a crossbar their α overlap, the
+    rank's ports carrying their bytes one after another; one port takes them in turn."""
+    alpha, beta, m = 1e-6, 1e-9, 8 * n
+    nbytes = 8 * m
+    crossbar = flat(LinkClass(alpha, beta, crossbar=True))
+    one_port = flat(LinkClass(alpha, beta))
+    _, one_shot = run_with_trace("one_shot", n, m)
+    _, two_shot = run_with_trace("two_shot", n, m)
+    assert (one_shot.kind == EXCHANGE).sum() == n and (two_shot.kind == EXCHANGE).sum() == 2 * n
+    assert replay(one_shot, crossbar) == pytest.approx(alpha + (n - 1) * nbytes * beta)
+    assert replay(one_shot, one_port) == pytest.approx((n - 1) * (alpha + nbytes * beta))
+    assert replay(two_shot, crossbar) == pytest.approx(2 * (alpha + (n - 1) * nbytes / n * beta))
+    _, ring = run_with_trace("ring", n, m)  # each step needs the last one's chunk
+    assert replay(ring, crossbar) == pytest.approx(replay(ring, one_port))

@@ -56,6 +56,10 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
         (lambda c: c["algorithms"].append("butterfly"), r"algorithms\[10\]: unknown algorithm"),
         (lambda c: c.update(ranks_per_node=[5]), "ranks_per_node: 5 is not at least 1 and"),
         (lambda c: c["fabrics"]["ndv2"].pop("inter"), "fabrics.ndv2: a two-level fabric"),
+        (lambda c: c["fabrics"]["tcp-10gbe"].update(crossbar=True),
+         "fabrics.tcp-10gbe.crossbar: applies to given link classes"),
+        (lambda c: c["fabrics"]["local"].update(crossbar=True),
+         "fabrics.local.crossbar: applies to given link classes"),
         (lambda c: c["figures"]["structure"].update(fabric="nvlink"), "is not a two-level"),
         (lambda c: c.update(ranks=[0, 2]), "ranks: every value must be between 1 and 1024"),
         (lambda c: c.update(elements=[0]), "elements: every value must be at least 1"),
@@ -157,10 +161,10 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["fabrics"]["nvlink"].update(alpah=1),
          "fabrics.nvlink.alpah: unknown key; did you mean alpha? valid: alpha, beta, bandwidth, "
          "measurements, format, table, bandwidth_table, max_fit_error, pingpong, ranks_per_node, "
-         "intra, inter, nic_per_node, rails, gamma, description, source"),
+         "intra, inter, nic_per_node, rails, gamma, crossbar, description, source"),
         (lambda c: c["fabrics"]["ndv2"]["intra"].update(bandwith=1),
          "fabrics.ndv2.intra.bandwith: unknown key; did you mean bandwidth? valid: alpha, beta, "
-         "bandwidth, measurements, format, table, bandwidth_table, max_fit_error"),
+         "bandwidth, measurements, format, table, bandwidth_table, max_fit_error, crossbar"),
         (lambda c: c["workloads"]["gpt3-175b"].update(hiden=1),
          "workloads.gpt3-175b.hiden: unknown key; did you mean hidden? valid: hidden, sequence, "
          "micro_batch, micro_batches, layers, parameters, dtype_bytes, tp, dp, bucket, backward, "

@@ -5,7 +5,7 @@ The vector is cut into N pieces; rank r owns piece r. Every rank sends each peer
 piece of its input and sums the N copies of its own piece in rank order; then it sends its
 summed piece to every peer. Two steps on a crossbar (an NVSwitch node), each moving
 (N-1)/N of the vector per rank: the bandwidth of a ring, with two latencies instead of 2(N-1).
-A single port serializes each step's N-1 messages.
+Each step is one exchange; a single port serializes its N-1 messages.
 
 Cost: 2(N-1) α + 2(N-1)/N nβ + (N-1)/N Mγ
 """
@@ -23,15 +23,15 @@ def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
     n, rank = comm.size, comm.rank
     result = comm.copy(x)
     pieces = [result[s] for s in split_evenly(result.size, n)]
+    dests = [(rank + step) % n for step in range(1, n)]
+    sources = [(rank - step) % n for step in range(1, n)]
     copies: list[np.ndarray] = [pieces[rank].copy()] * n  # our own piece, as we had it
-    for step in range(1, n):
-        dest, source = (rank + step) % n, (rank - step) % n
-        copies[source] = comm.sendrecv(pieces[dest], dest, source)
+    received = comm.exchange([pieces[dest] for dest in dests], dests, sources)
+    for source, piece in zip(sources, received, strict=True):
+        copies[source] = piece
     mine = pieces[rank]
     mine[...] = copies[0]
     for piece in copies[1:]:
         comm.reduce_local(piece, mine)
-    for step in range(1, n):
-        dest, source = (rank + step) % n, (rank - step) % n
-        comm.sendrecv(mine, dest, source, out=pieces[source])
+    comm.exchange([mine] * (n - 1), dests, sources, [pieces[source] for source in sources])
     return result

@@ -76,9 +76,12 @@ def modeled_costs(
 
 
 def replay_vs_closed_form(costs: pd.DataFrame, fabrics: pd.DataFrame) -> pd.DataFrame:
-    """The runs whose replayed time on a flat fabric without compute cost (gamma = 0)
-    differs from rounds * alpha + bytes_critical * beta, and by how much (relative)."""
-    flat = fabrics[(fabrics.kind != "structured") & (fabrics.gamma_s_per_element == 0)]
+    """The runs whose replayed time on a flat single-port fabric without compute cost
+    (gamma = 0, no crossbar) differs from rounds * alpha + bytes_critical * beta, and by how
+    much (relative)."""
+    flat = fabrics[
+        (fabrics.kind != "structured") & (fabrics.gamma_s_per_element == 0) & ~fabrics.crossbar
+    ]
     rows = costs[costs.fabric.isin(flat.fabric)].copy()
     scale = rows.closed_form_s.where(rows.closed_form_s > 0, 1.0)
     rows["relative_difference"] = (rows.time_s - rows.closed_form_s) / scale

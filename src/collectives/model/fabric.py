@@ -31,6 +31,9 @@ class LinkClass:
     measurements: dict[str, list[float]] = field(default_factory=dict, compare=False)
     segments: tuple[Segment, ...] = ()  # the protocol layer's α-β per size segment
     occupancy: tuple[float, float] | None = None  # (g, G): a message's hold on its ports
+    crossbar: bool = False  # a switch joins every pair (NVSwitch): a message holds its
+    # ports for its bytes·β, its α overlapping the rank's other messages that need none
+    # of its receives (an exchange)
 
     def time(self, nbytes: float) -> float:
         """One message of `nbytes` on this class: α + β·bytes."""
@@ -45,7 +48,10 @@ class LinkClass:
     def holds(self, nbytes: np.ndarray) -> np.ndarray:
         """How long each message holds its ports (LogGP's g + G·bytes, measured with many
         messages in flight); the rest of its time is latency that overlaps other messages.
-        Without a stream measurement a message holds its ports for all of its time."""
+        Without a stream measurement a message holds its ports for all of its time; on a
+        crossbar, for its bytes·β."""
+        if self.crossbar:
+            return nbytes * self.beta
         times = self.times(nbytes)
         if self.occupancy is None:
             return times
@@ -72,6 +78,11 @@ class Fabric:
     nic_per_node: int | None = None
     intra: LinkClass | None = None
     rails: bool = False  # each NIC serves its own block of a node's positions
+
+    @property
+    def crossbar(self) -> bool:
+        """Whether some link class of the fabric is a crossbar."""
+        return self.link.crossbar or (self.intra is not None and self.intra.crossbar)
 
     @property
     def structured(self) -> bool:

@@ -25,6 +25,12 @@ latency w - h that overlaps other messages: the send port and NIC are held for h
 receive starts no earlier than t + w - h and holds its port for h. Without an occupancy,
 h = w, the model above.
 
+A crossbar link class (an NVSwitch node) holds the ports for bytes * beta and lets alpha
+overlap, as `pipelined` does with h = bytes * beta. With either, the sends of an exchange
+(the trace's EXCHANGE mark: sends that need none of the exchange's receives) are ready when
+the exchange opened, not when the receive before each ends: one-shot's N-1 messages then
+pay one latency, as on a crossbar they do.
+
 Ranks are processed in a dependency-respecting order (each runs until it needs a message not
 sent yet), so the replay is linear in the trace, not an event-by-event simulation of time.
 """
@@ -38,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..transport.trace import RECV, REDUCE, SEND, Trace
+from ..transport.trace import EXCHANGE, RECV, REDUCE, SEND, Trace
 from .fabric import Fabric, LinkClass
 from .topology import INTER, INTRA, Topology
 
@@ -131,6 +137,8 @@ def replay(
     `pipelined`: a message holds its ports only for its links' measured occupancy)."""
     n = trace.ranks
     kinds, peers, offsets = trace.kind.tolist(), trace.peer.tolist(), trace.offsets.tolist()
+    amounts = trace.amount.tolist()
+    overlap = pipelined or fabric.crossbar  # an exchange's sends need not wait for its receives
     topology = fabric.topology
     node = topology.nodes_of(np.arange(n)).tolist()
     crossing, durations, holds = _prices(trace, fabric, pipelined)
@@ -151,6 +159,7 @@ def replay(
 
     pc = offsets[:-1]  # each rank's next event
     clock, send_port, recv_port = [0.0] * n, [0.0] * n, [0.0] * n
+    opened, left = [0.0] * n, [0] * n  # each rank's exchange: its clock then, sends to go
     channels: dict[tuple[int, int], deque[float]] = defaultdict(deque)
     blocked: dict[tuple[int, int], int] = {}
     runnable = deque(range(n))
@@ -158,11 +167,15 @@ def replay(
         rank = runnable.popleft()
         i, end = pc[rank], offsets[rank + 1]
         c, s, q = clock[rank], send_port[rank], recv_port[rank]
+        c0, pending = opened[rank], left[rank]
         while i < end:
             kind, peer, duration = kinds[i], peers[i], holds[i]
             if kind == SEND:
                 crosses = crossing[i]
-                start = c if c > s else s
+                ready = c
+                if pending:  # a send of an exchange: ready when the exchange opened
+                    ready, pending = c0, pending - 1
+                start = ready if ready > s else s
                 if crosses and shared and pools is not None:
                     port, core = nic_out[nic[rank]], pools[owner[rank]]
                     start = _together(port, duration, core, share * duration, start)
@@ -194,12 +207,16 @@ def replay(
                 q = start + duration
                 if q > c:
                     c = q
+            elif kind == EXCHANGE:
+                if overlap:
+                    c0, pending = c, amounts[i]
             elif pools is not None:  # a local reduction, on a shared core
                 c = pools[owner[rank]].acquire(c, duration) + duration
             else:  # a local reduction
                 c += duration
             i += 1
         pc[rank], clock[rank], send_port[rank], recv_port[rank] = i, c, s, q
+        opened[rank], left[rank] = c0, pending
     stuck = [r for r in range(n) if pc[r] < offsets[r + 1]]
     if stuck:
         raise ReplayError(f"ranks {stuck[:8]} wait for messages that are never sent")
@@ -214,12 +231,12 @@ def _prices(
     duration, unless `pipelined`), computed for the whole trace at once."""
     ranks = np.repeat(np.arange(trace.ranks), np.diff(trace.offsets))
     amounts = trace.amount.astype(float)
-    is_message = trace.kind != REDUCE
+    is_message = (trace.kind == SEND) | (trace.kind == RECV)
     crossing = is_message & fabric.topology.crosses(ranks, trace.peer)
     intra = fabric.intra or fabric.link
     durations = np.where(crossing, fabric.link.times(amounts), intra.times(amounts))
-    durations = np.where(is_message, durations, amounts * fabric.gamma)
-    if not pipelined:
+    durations = np.where(is_message, durations, (trace.kind == REDUCE) * amounts * fabric.gamma)
+    if not pipelined and not fabric.crossbar:
         return crossing, durations, durations
     holds = np.where(crossing, fabric.link.holds(amounts), intra.holds(amounts))
     return crossing, durations, np.where(is_message, holds, durations)

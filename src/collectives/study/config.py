@@ -499,6 +499,8 @@ def _fabric(name: str, entry: dict[str, Any], basedir: Path, warnings: list[str]
     except (FabricError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{key}: {exc}") from None
     if kind == "pingpong":
+        if entry.get("crossbar"):
+            raise ConfigError(f"{key}.crossbar: applies to given link classes (alpha, beta)")
         if len(set(sizes)) < 3:
             raise ConfigError(
                 f"{key}.pingpong.sizes: {len(set(sizes))} sizes leave the fit no confidence "
@@ -507,6 +509,8 @@ def _fabric(name: str, entry: dict[str, Any], basedir: Path, warnings: list[str]
         return kind  # measured when the pipeline runs: its rule checks the fit
     for part, spec in link_parts(entry).items():
         where = f"{key}{'.' + part if part else ''}"
+        if spec.get("crossbar") and "measurements" in spec:
+            raise ConfigError(f"{where}.crossbar: applies to given link classes (alpha, beta)")
         try:
             warning = screen_link(spec, basedir)  # parsed and fitted: a bad file stops here
         except FabricError as exc:

@@ -343,7 +343,8 @@ def given_link(spec: dict[str, Any]) -> LinkClass:
             f"a bandwidth of {1.0 / beta:.3g} B/s is above {MAX_BANDWIDTH:.0e} B/s (10 TB/s), "
             "more than any link carries (beta is in seconds per byte, bandwidth in bytes/s)"
         )
-    return LinkClass(alpha=float(spec["alpha"]), beta=beta, kind="given")
+    crossbar = bool(spec.get("crossbar", False))
+    return LinkClass(alpha=float(spec["alpha"]), beta=beta, kind="given", crossbar=crossbar)
 
 
 def _read_link(spec: dict[str, Any], base: Path) -> tuple[str, Points, Points | None]:
@@ -435,6 +436,7 @@ def fabric_row(fabric: Fabric) -> dict[str, Any]:
         "rel_error_largest": fit.rel_error_largest if fit else nan,
         "points": fit.points if fit else 0,
         "gamma_s_per_element": fabric.gamma,
+        "crossbar": fabric.crossbar,
         "ranks_per_node": fabric.ranks_per_node,
         "nic_per_node": fabric.nic_per_node,
         "intra_alpha_s": fabric.intra.alpha if fabric.intra else nan,

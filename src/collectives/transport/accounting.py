@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .trace import NO_PEER, RECV, REDUCE, SEND
+from .trace import EXCHANGE, NO_PEER, RECV, REDUCE, SEND
 
 
 @dataclass(slots=True)
@@ -81,6 +81,11 @@ class Ledger:
         self.events.extend((RECV, source, nbytes))
         self.rounds.receive(round_stamp, 1)
         self.bytes.receive(byte_stamp, nbytes)
+
+    def on_exchange(self, pairs: int) -> None:
+        """Mark the start of `pairs` send-receive pairs whose sends need none of their
+        receives (the trace's EXCHANGE; the clocks take the pairs one after another)."""
+        self.events.extend((EXCHANGE, NO_PEER, pairs))
 
     def on_reduce(self, elements: int) -> None:
         """Count a local reduction of `elements` element pairs."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import select
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,25 @@ class CountingComm:
         sending = self._start_send(sendbuf, dest)
         self._receive(source, inoutbuf, add=True)
         self._finish_send(sending)
+
+    def exchange(
+        self,
+        sendbufs: Sequence[np.ndarray],
+        dests: Sequence[int],
+        sources: Sequence[int],
+        outs: Sequence[np.ndarray | None] | None = None,
+    ) -> list[np.ndarray]:
+        """The sendrecv pairs one after another, marked in the trace as needing none of
+        their receives (see collectives.comm)."""
+        if not len(sendbufs) == len(dests) == len(sources) == len(outs or sources):
+            raise ValueError("exchange: as many send buffers, destinations and sources")
+        self.ledger.on_exchange(len(sendbufs))
+        return [
+            self.sendrecv(buf, dest, source, out)
+            for buf, dest, source, out in zip(
+                sendbufs, dests, sources, outs or [None] * len(sources), strict=True
+            )
+        ]
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         """inoutbuf += inbuf, counted as a reduction of inbuf.size elements."""

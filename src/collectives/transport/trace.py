@@ -3,7 +3,9 @@
 A trace holds, per rank, its sends (destination, bytes), receives (source, bytes) and local
 reductions (elements combined), as flat columns with per-rank offsets: compact enough for a
 ring at N = 256 (130k messages). The k-th send from s to d is the k-th receive at d from s
-(messages between two ranks are delivered in order), which is all a replay needs.
+(messages between two ranks are delivered in order), which is all a replay needs. An
+EXCHANGE mark (amount: k) opens k send-receive pairs whose sends need none of the pairs'
+receives, so a fabric that carries several messages of a rank at once may overlap them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SEND, RECV, REDUCE = 0, 1, 2
+SEND, RECV, REDUCE, EXCHANGE = 0, 1, 2, 3
 NO_PEER = -1
 
 
@@ -21,9 +23,9 @@ class Trace:
     """Events of all ranks: rank r's are kind/peer/amount[offsets[r]:offsets[r + 1]]."""
 
     offsets: np.ndarray  # int64, ranks + 1
-    kind: np.ndarray  # int8: SEND, RECV or REDUCE
+    kind: np.ndarray  # int8: SEND, RECV, REDUCE or EXCHANGE
     peer: np.ndarray  # int32: destination, source, or NO_PEER
-    amount: np.ndarray  # int64: payload bytes, or elements reduced
+    amount: np.ndarray  # int64: payload bytes, elements reduced, or an exchange's pairs
 
     @property
     def ranks(self) -> int:
