@@ -109,3 +109,15 @@ def test_a_release_the_model_lacks_leaves_the_nccl_rungs_not_available(tmp_path)
     summary = gpu.gpu_summary(table).set_index("model")
     assert summary.loc["link_alpha_beta"].available
     assert not summary.loc["nccl_model"].available and summary.loc["nccl_model"].points == 0
+
+
+def test_busbw_is_time_and_link_shares_under_the_algorithm_assumed(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    table = gpu.gpu_against_clock({"s": SYSTEM}, {"fast": NVLINK, "slow": NET}, ["ring"],
+                                  tmp_path)  # fmt: skip
+    row = gpu.busbw_meaning(table, {"s": SYSTEM}).iloc[0]
+    algbw = 1048576 / 100e-6 / 1e9
+    assert row.algbw_GBps == pytest.approx(algbw) and row.busbw_GBps == 18.35
+    assert row.ring_nvlink_share == pytest.approx(18.35 / 300)
+    assert row.ring_nic_share == pytest.approx(18.35 / 50)  # 2 NICs of 200 Gb/s a node
+    assert row.hierarchical_nic_share == pytest.approx(algbw * 2 * 1 / 2 / 50)

@@ -30,7 +30,7 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
           "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
-          "validation_gpu.csv", "validation_gpu_summary.csv"]  # fmt: skip
+          "validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv"]  # fmt: skip
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
            "structure", "workloads", "wallclock", "validation", "gpu_systems",
            "tuned_vs_default"]  # fmt: skip

@@ -1,6 +1,6 @@
 # The GPU systems of the config against NCCL's clock: each system's nccl-tests log beside
-# the cheapest algorithm replayed on its link-level fabric (one job per system), then one
-# table and its per-system summary.
+# each rung's prediction (one job per system), then one table, its per-system summary and
+# what each system's busbw means for its links.
 
 
 rule gpu_system:
@@ -30,11 +30,14 @@ rule validation_gpu:
     output:
         table=paths.table("validation_gpu.csv"),
         summary=paths.table("validation_gpu_summary.csv"),
+        busbw=paths.table("gpu_busbw.csv"),
     log:
         paths.log("validation_gpu"),
     benchmark:
         paths.benchmark("validation_gpu")
     conda:
         ENV
+    params:
+        systems=json.dumps(PLAN.gpu_systems, sort_keys=True),
     script:
         "../scripts/validation_gpu.py"

@@ -208,3 +208,31 @@ def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
                 }
             )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def busbw_meaning(table: pd.DataFrame, systems: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """What each system's largest-size busbw means: its time and algbw, and the share of
+    the links it keeps busy under the algorithm assumed. nccl-tests' busbw is algbw ×
+    2(N-1)/N, the rate every GPU's link carries under a ring; across nodes, a ring drives
+    the node's NICs at busbw too, where a hierarchical all-reduce (or NCCL's tree) sends a
+    node's whole vector 2(nodes-1)/nodes times, algbw × 2(nodes-1)/nodes. A share above 1
+    says the run cannot have been that algorithm."""
+    rows = []
+    for system, group in table.groupby("system", sort=False):
+        largest = group.loc[group.message_bytes.idxmax()]
+        entry = systems[system]
+        nodes, busbw = entry["nodes"], largest.measured_busbw_GBps
+        algbw = largest.message_bytes / largest.measured_s / 1e9
+        nics = entry["nics_per_node"] * entry["nic_Gbps"] / 8 if nodes > 1 else nan
+        rows.append(
+            {
+                "system": system, "ranks": largest.ranks, "nodes": nodes,
+                "message_bytes": largest.message_bytes, "measured_s": largest.measured_s,
+                "algbw_GBps": algbw, "busbw_GBps": busbw,
+                "nvlink_GBps": entry["nvlink_GBps"], "nics_GBps_per_node": nics,
+                "ring_nvlink_share": busbw / entry["nvlink_GBps"],
+                "ring_nic_share": busbw / nics,
+                "hierarchical_nic_share": algbw * 2 * (nodes - 1) / nodes / nics,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
