@@ -60,6 +60,10 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
          "fabrics.tcp-10gbe.crossbar: applies to given link classes"),
         (lambda c: c["fabrics"]["local"].update(crossbar=True),
          "fabrics.local.crossbar: applies to given link classes"),
+        (lambda c: c["workloads"]["gpt3-175b"].update(gpu_system="nowhere"),
+         "workloads.gpt3-175b.gpu_system: no system 'nowhere' in gpu_systems"),
+        (lambda c: c["workloads"]["gpt2-medium"].update(gpu_system="aws-p5-2nodes", tp=3),
+         "workloads.gpt2-medium.tp: 3 does not divide aws-p5-2nodes's 8 GPUs per node"),
         (lambda c: c["figures"]["structure"].update(fabric="nvlink"), "is not a two-level"),
         (lambda c: c.update(ranks=[0, 2]), "ranks: every value must be between 1 and 1024"),
         (lambda c: c.update(elements=[0]), "elements: every value must be at least 1"),
@@ -168,7 +172,7 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["workloads"]["gpt3-175b"].update(hiden=1),
          "workloads.gpt3-175b.hiden: unknown key; did you mean hidden? valid: hidden, sequence, "
          "micro_batch, micro_batches, layers, parameters, dtype_bytes, tp, dp, bucket, backward, "
-         "tp_fabric, dp_fabric"),
+         "tp_fabric, dp_fabric, gpu_system"),
         (lambda c: c["wallclock"]["clusters"]["abci-16"].update(nic_per_nod=1),
          "wallclock.clusters.abci-16.nic_per_nod: unknown key; did you mean nic_per_node? valid: "
          "fabric, allreduce, table, ranks, ranks_per_node, nic_per_node, cores_per_node, library, "

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from collectives import registry
-from collectives.model import cost
+from collectives.model import cost, nccl
 from collectives.study.workloads import (
     COLUMNS,
     DDP_BUCKET_BYTES,
@@ -146,3 +146,30 @@ def test_the_table_ranks_the_algorithms_and_totals_the_step(costs):
 def test_no_workloads_give_an_empty_table_with_its_columns(costs):
     table = workloads_table([], costs, "float64", GRID_ALGORITHMS)
     assert table.empty and list(table.columns) == COLUMNS
+
+
+A100_NODES = {"nodes": 16, "gpus_per_node": 8, "compute_capability": 8.0, "cpu": "amd",
+              "nvlinks": 12, "nics_per_node": 4, "nic_Gbps": 200, "nccl": "2.8.4"}  # fmt: skip
+
+
+def test_a_workload_on_a_gpu_system_is_priced_by_nccl_s_model_there(costs):
+    on_gpus = Workload.from_config("gpt3", {**GPT3, "gpu_system": "a100"})
+    table = workloads_table([on_gpus], costs, "float64", GRID_ALGORITHMS, {"a100": A100_NODES})
+    tp, dp = on_gpus.nccl_group("TP", A100_NODES), on_gpus.nccl_group("DP", A100_NODES)
+    assert (tp.ranks, tp.nodes) == (8, 1)
+    # one DP rank a node, 64 nodes; the 8 TP positions share the node's 4 x 25 GB/s NICs
+    assert (dp.ranks, dp.nodes, dp.nics_per_node, dp.nic_GBps) == (64, 64, 1, 12.5)
+    for row in table.itertuples():
+        group = tp if row.group == "TP" else dp
+        ((algorithm, protocol, seconds),) = nccl.choice(group, nccl.NCCL_2_8_4, [row.message_bytes])
+        assert (row.nccl_choice, row.nccl_s) == (f"{algorithm}/{protocol}", seconds)
+        assert row.nccl_per_step_s == seconds * row.count_per_step
+    assert table.workload_nccl_per_step_s.iloc[0] == pytest.approx(table.nccl_per_step_s.sum())
+
+
+def test_a_release_the_model_lacks_leaves_nccl_s_columns_empty(costs):
+    on_gpus = Workload.from_config("gpt3", {**GPT3, "gpu_system": "h100"})
+    newer = {"h100": A100_NODES | {"nccl": "2.20.3"}}
+    table = workloads_table([on_gpus], costs, "float64", GRID_ALGORITHMS, newer)
+    assert table.nccl_s.isna().all() and table.workload_nccl_per_step_s.isna().all()
+    assert (table.nccl_choice == "").all() and (table.gpu_system == "h100").all()

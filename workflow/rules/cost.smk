@@ -54,6 +54,7 @@ rule workloads:
         ENV
     params:
         workloads=json.dumps(config.get("workloads", {})),
+        systems=json.dumps(PLAN.gpu_systems, sort_keys=True),
         dtype=PLAN.dtype,
         algorithms=PLAN.algorithms,
     script:

@@ -13,4 +13,6 @@ from collectives.study.workloads import Workload, workloads_table
 params = snakemake.params
 workloads = [Workload.from_config(n, e) for n, e in json.loads(params.workloads).items()]
 costs = pd.read_csv(snakemake.input[0])
-write_csv(snakemake.output[0], workloads_table(workloads, costs, params.dtype, params.algorithms))
+systems = json.loads(params.systems)
+table = workloads_table(workloads, costs, params.dtype, params.algorithms, systems)
+write_csv(snakemake.output[0], table)

@@ -362,6 +362,17 @@ def _workloads(config: dict[str, Any], ranks: list[int], fabrics: dict[str, str]
                 raise ConfigError(f"{where}.{group}_fabric: needed when {group} > 1")
             if fabric not in fabrics:
                 raise ConfigError(f"{where}.{group}_fabric: no fabric {fabric!r} in fabrics")
+        system = entry.get("gpu_system")
+        if system is None:
+            continue
+        systems = config.get("gpu_systems", {})
+        if system not in systems:
+            raise ConfigError(f"workloads.{name}.gpu_system: no system {system!r} in gpu_systems")
+        if systems[system]["gpus_per_node"] % entry["tp"]:
+            raise ConfigError(
+                f"workloads.{name}.tp: {entry['tp']} does not divide {system}'s "
+                f"{systems[system]['gpus_per_node']} GPUs per node"
+            )
 
 
 def pingpong_transport(entry: dict[str, Any]) -> str:

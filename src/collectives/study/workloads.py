@@ -9,25 +9,34 @@ all-reduces its gradient (parameters / TP elements) in buckets over the DP ranks
 default (PyTorch DDP's bucket_cap_mb), or Megatron's DDP default of max(40e6, 1e6 * DP)
 parameters per bucket. An inference layout (backward false) has the forward all-reduces
 only; in decoding, sequence is the tokens per step (1).
+
+A workload that names a GPU system (`gpu_system`) is also priced where it runs, by NCCL's
+own model of the system's release (collectives.model.nccl): the TP group is `tp` GPUs of
+one node; the DP group is the GPUs at one TP position on every node, and as all TP
+positions all-reduce their gradients at once, each DP group has its share of the node's
+NICs.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..model import nccl
 from ..model.crossing import interpolate
+from .gpu import nccl_system
 from .question import SEED_PAIR
 
 DDP_BUCKET_BYTES = 25 * 2**20  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
 COLUMNS = [
     "workload", "group", "fabric", "ranks", "message_bytes", "count_per_step", "winner",
     "winner_s", "runner_up", "runner_up_s", *(f"{a}_s" for a in SEED_PAIR[::-1]), "per_step_s",
-    "workload_per_step_s",
+    "gpu_system", "nccl_choice", "nccl_s", "nccl_per_step_s", "workload_per_step_s",
+    "workload_nccl_per_step_s",
 ]  # fmt: skip
 
 
@@ -49,6 +58,7 @@ class Workload:
     bucket: str | int = DDP_BUCKET_BYTES  # bytes, or "megatron"
     micro_batches: int = 1  # per training step (gradient accumulation)
     backward: bool = True  # False for inference: forward all-reduces only, no gradients
+    gpu_system: str = ""  # a GPU system of the config it runs on: priced by NCCL's model
 
     @classmethod
     def from_config(cls, name: str, entry: dict[str, Any]) -> Workload:
@@ -79,6 +89,19 @@ class Workload:
                 rows.append(self._row("DP", self.dp_fabric, self.dp, last, 1))
         return rows
 
+    def nccl_group(self, group: str, system: dict[str, Any]) -> nccl.System:
+        """The TP or DP group as NCCL's tuning sees it on the GPU system's nodes."""
+        whole = nccl_system(system)
+        per_node = system["gpus_per_node"]
+        if group == "TP":
+            return replace(whole, ranks=self.tp, nodes=1)
+        positions = max(1, per_node // self.tp)  # DP ranks of one node
+        share = whole.nics_per_node * whole.nic_GBps * positions / per_node
+        return replace(
+            whole, ranks=self.dp, nodes=math.ceil(self.dp / positions), nics_per_node=1,
+            nic_GBps=share,
+        )  # fmt: skip
+
     def _row(self, group: str, fabric: str, ranks: int, nbytes: int, count: int) -> dict:
         return {
             "workload": self.name,
@@ -101,10 +124,16 @@ def time_at(costs: pd.DataFrame, fabric: str, algorithm: str, ranks: int, nbytes
 
 
 def workloads_table(
-    workloads: list[Workload], costs: pd.DataFrame, dtype: str, algorithms: list[str]
+    workloads: list[Workload],
+    costs: pd.DataFrame,
+    dtype: str,
+    algorithms: list[str],
+    systems: dict[str, dict[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """Per workload, group and message size: the winner, its time, the runner-up, ring and
-    recursive doubling, the group's time per step, and the workload's total per step."""
+    recursive doubling, the group's time per step, and the workload's total per step; for a
+    workload on one of `systems` (GPU systems by name), NCCL's choice by its own model, its
+    time and the totals under it (NaN where the model lacks the system's NCCL release)."""
     costs = costs[costs.dtype == dtype]
     rows = []
     for workload in workloads:
@@ -127,8 +156,26 @@ def workloads_table(
                     "runner_up_s": second,
                     **{f"{a}_s": times.get(a, math.nan) for a in SEED_PAIR[::-1]},
                     "per_step_s": best * message["count_per_step"],
+                    **_under_nccl(workload, message, systems or {}),
                 }
             )
-    table = pd.DataFrame(rows, columns=COLUMNS[:-1])
-    table["workload_per_step_s"] = table.groupby("workload")["per_step_s"].transform("sum")
-    return table
+    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if not c.startswith("workload_")])
+    totals = table.groupby("workload")
+    table["workload_per_step_s"] = totals["per_step_s"].transform("sum")
+    table["workload_nccl_per_step_s"] = totals["nccl_per_step_s"].transform(
+        lambda steps: steps.sum(min_count=len(steps))
+    )
+    return table[COLUMNS]
+
+
+def _under_nccl(
+    workload: Workload, message: dict[str, Any], systems: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """One all-reduce of a workload as NCCL's model prices it on the workload's GPU system."""
+    priced = {"gpu_system": workload.gpu_system, "nccl_choice": "", "nccl_s": math.nan}
+    release = nccl.RELEASES.get(systems.get(workload.gpu_system, {}).get("nccl", ""))
+    if release is not None:
+        group = workload.nccl_group(message["group"], systems[workload.gpu_system])
+        ((algorithm, protocol, seconds),) = nccl.choice(group, release, [message["message_bytes"]])
+        priced |= {"nccl_choice": f"{algorithm}/{protocol}", "nccl_s": seconds}
+    return priced | {"nccl_per_step_s": priced["nccl_s"] * message["count_per_step"]}
