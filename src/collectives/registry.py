@@ -131,8 +131,12 @@ class Algorithm:
         )
 
     def default_of(self, name: str) -> int | None:
-        """Its default for the parameter called `name` (None: a run must give it)."""
-        return next(p.default for p in self.parameters if p.name == name)
+        """Its default for the parameter called `name` (None: a run must give it); KeyError
+        if it takes no such parameter."""
+        for parameter in self.parameters:
+            if parameter.name == name:
+                return parameter.default
+        raise KeyError(f"{self.name} takes no parameter {name!r}")
 
     @property
     def required(self) -> tuple[Parameter, ...]:

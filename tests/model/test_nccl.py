@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from collectives.model import nccl
@@ -55,6 +53,7 @@ def test_the_tree_correction_and_the_ring_plateau():
 
 def test_ll128_is_on_by_default_for_volta_and_ampere_only():
     hopper = nccl.System(8, 1, 90, 18, 8, 25.0, amd_cpu=False)
-    release = replace(RELEASE, nvlink_width={90: 20.0})
-    assert ("ring", "LL128") not in nccl.tuning(hopper, release)
+    assert nccl.nvlink_width(RELEASE, 90) == 21.0  # rated as the newest it knows, sm_80
+    assert nccl.nvlink_width(RELEASE, 86) == 12.0 and nccl.nvlink_width(RELEASE, 60) == 18.0
+    assert ("ring", "LL128") not in nccl.tuning(hopper, RELEASE)
     assert ("ring", "LL128") in nccl.tuning(ONE_NODE, RELEASE)

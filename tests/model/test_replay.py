@@ -160,3 +160,18 @@ def test_on_a_crossbar_one_shot_pays_one_latency_two_shot_two(n):
     assert replay(two_shot, crossbar) == pytest.approx(2 * (alpha + (n - 1) * nbytes / n * beta))
     _, ring = run_with_trace("ring", n, m)  # each step needs the last one's chunk
     assert replay(ring, crossbar) == pytest.approx(replay(ring, one_port))
+
+
+def test_a_crossbar_inside_nodes_leaves_the_links_between_them_single_port():
+    """The crossbar is per link class: the other class's measured occupancy stays out of a
+    replay that is not pipelined, and an exchange overlaps only on the crossbar."""
+    intra = LinkClass(3e-7, 8e-12, crossbar=True)
+    occupied = LinkClass(2e-6, 1e-10, occupancy=(2e-7, 2e-11))
+    plain = LinkClass(2e-6, 1e-10)
+    _, ring = run_with_trace("ring", 16, 65536)
+    with_occupancy = nodes(intra, occupied, ranks_per_node=8)
+    without = nodes(intra, plain, ranks_per_node=8)
+    assert replay(ring, with_occupancy) == pytest.approx(replay(ring, without))
+    _, one_shot = run_with_trace("one_shot", 4, 64)
+    across = nodes(intra, plain, ranks_per_node=1)  # every message between nodes
+    assert replay(one_shot, across) == pytest.approx(3 * (2e-6 + 512 * 1e-10))

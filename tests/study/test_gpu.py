@@ -17,8 +17,9 @@ from collectives.transport.dry import dry_trace
 NVLINK = Fabric("fast", "given", LinkClass(1e-6, 1e-11))
 NET = Fabric("slow", "given", LinkClass(5e-6, 1e-10))
 SYSTEM = {"log": "log.txt", "nodes": 2, "gpus_per_node": 4, "gpu": "G", "nvlink_generation": 3,
-          "compute_capability": 8.0, "cpu": "amd", "nvlinks": 12, "nvlink_GBps": 300, "nvswitch": True, "nics_per_node": 2, "nic_Gbps": 200,
-          "nccl": "2.8.4", "intra_fabric": "fast", "inter_fabric": "slow"}  # fmt: skip
+          "compute_capability": 8.0, "cpu": "amd", "nvlinks": 12, "nvlink_GBps": 300,
+          "nvswitch": True, "nics_per_node": 2, "nic_Gbps": 200, "nccl": "2.8.4",
+          "intra_fabric": "fast", "inter_fabric": "slow"}  # fmt: skip
 LOG = """\
 #       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
            8             2   float     sum    20.00    0.00    0.00  0e+00    20.00    0.00    0.00  0e+00

@@ -63,7 +63,7 @@ STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]
-GPU_TABLES = ["validation_gpu.csv", "validation_gpu_summary.csv"]
+GPU_TABLES = ["validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv"]
 
 
 wildcard_constraints:

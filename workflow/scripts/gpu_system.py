@@ -1,4 +1,4 @@
-"""One GPU system's nccl-tests log beside the cheapest replayed algorithm on its fabric."""
+"""One GPU system's nccl-tests log beside each rung's prediction."""
 
 import json
 import sys

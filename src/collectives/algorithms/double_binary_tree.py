@@ -6,16 +6,19 @@ bit, rooted at node 0, which has one child; the second mirrors it (node i is nod
 when the node count is even, and shifts it by one node when it is odd, so a node is interior
 in at most one of the two (the shift leaves one node interior in both). Inside a node the
 ranks form a chain whose first rank joins the trees, all network traffic on that one rank
-(NCCL_TOPO_PATTERN_TREE). Tree t carries half t of the vector, in chunks of chunk_bytes
-(NCCL's tree chunk: one step of its Simple buffer, NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8).
+(NCCL_TOPO_PATTERN_TREE; on more than two nodes NCCL balances a node's tree traffic over two
+GPUs, which this leaves out). Tree t carries half t of the vector, in chunks of chunk_bytes
+(NCCL's tree chunk: one step of its Simple buffer, NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8; NCCL
+halves it for mid-sized messages and its LL protocols use others).
 NCCL's up-down loop: each tree reduces its chunks up to its root (a rank adds every child's
 chunk, then sends the sum to its parent), then broadcasts them down. NCCL runs the trees at
 once on separate channels; a single port takes them one after the other in each phase, which
-lets the second tree's reduce overlap the first's drain but keeps the bandwidth term at 7/2
-nβ where the two ports of NCCL's links give about n. Latency grows with the trees' depth,
-6 log2 N rounds, where the ring's grows with N.
+lets the second tree's reduce overlap the first's drain. With L equal chunks a tree every
+round moves one chunk, n/(2L) bytes, so the bandwidth term tends to 7/2 nβ as L grows, where
+the two ports of NCCL's links give about n. Latency grows with the trees' depth, 6 log2 N
+rounds, where the ring's grows with N.
 
-Cost: (6 log2 N + 7L - 9) α + 7/2 nβ + Mγ
+Cost: (6 log2 N + 7L - 9) α + (6 log2 N + 7L - 9)/(2L) nβ + Mγ
 (flat, N >= 4 a power of two; L = ceil(M/2 / (K/s)) chunks a tree, K = chunk_bytes.)
 """
 

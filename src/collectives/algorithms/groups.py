@@ -6,6 +6,8 @@ Folding (the p' survivors of a non-power-of-two group) and the hierarchical all-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..comm import Communicator
@@ -37,6 +39,17 @@ class SubComm:
         self, sendbuf: np.ndarray, dest: int, source: int, inoutbuf: np.ndarray
     ) -> None:
         self._comm.sendrecv_reduce(sendbuf, self._members[dest], self._members[source], inoutbuf)
+
+    def exchange(
+        self,
+        sendbufs: Sequence[np.ndarray],
+        dests: Sequence[int],
+        sources: Sequence[int],
+        outs: Sequence[np.ndarray | None] | None = None,
+    ) -> list[np.ndarray]:
+        return self._comm.exchange(
+            sendbufs, [self._members[d] for d in dests], [self._members[s] for s in sources], outs
+        )
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
         self._comm.reduce_local(inbuf, inoutbuf)

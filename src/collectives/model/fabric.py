@@ -32,8 +32,8 @@ class LinkClass:
     segments: tuple[Segment, ...] = ()  # the protocol layer's α-β per size segment
     occupancy: tuple[float, float] | None = None  # (g, G): a message's hold on its ports
     crossbar: bool = False  # a switch joins every pair (NVSwitch): a message holds its
-    # ports for its bytes·β, its α overlapping the rank's other messages that need none
-    # of its receives (an exchange)
+    # ports for its bytes·β, its α overlapping the rank's other messages that wait for no
+    # receive in between, and an exchange's sends
 
     def time(self, nbytes: float) -> float:
         """One message of `nbytes` on this class: α + β·bytes."""

@@ -35,7 +35,8 @@ class Release:
     sm80_bus_bw_cap: float
     tree_correction: dict[str, tuple[float, ...]]  # protocol -> factor by log2(bytes/64)
     ring_simple_plateau: float  # the ring Simple latency's factor on several nodes
-    nvlink_width: dict[int, float]  # compute capability -> GB/s per NVLink
+    nvlink_width: tuple[tuple[int, float], ...]  # (compute capability, GB/s per NVLink),
+    # an exact match first, then the first whose capability the GPU's reaches
     speeds: tuple[float, ...]  # search.cc's speedArray, GB/s per channel
     max_search_channels: int
     ll128_gpus: tuple[int, ...]  # compute capabilities LL128 is on for by default
@@ -66,7 +67,7 @@ NCCL_2_8_4 = Release(
                    .7, .8, .9, .9),
     },
     ring_simple_plateau=1.9,
-    nvlink_width={60: 18.0, 70: 21.0, 80: 21.0, 86: 12.0},
+    nvlink_width=((86, 12.0), (80, 21.0), (70, 21.0), (60, 18.0), (0, 21.0)),
     speeds=(42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4,
             1.2, 0.24, 0.12),
     max_search_channels=16,
@@ -102,10 +103,18 @@ class Graph:
         return self.channels * self.speed
 
 
+def nvlink_width(release: Release, compute_capability: int) -> float:
+    """GB/s of one NVLink of a GPU, as the release's topology code rates it (sm_86's own,
+    else the newest generation the GPU reaches, else the default)."""
+    widths = release.nvlink_width
+    exact = [width for capability, width in widths if capability == compute_capability]
+    return (exact or [w for c, w in widths if compute_capability >= c and c != 86])[0]
+
+
 def search(system: System, release: Release) -> Graph:
     """The graph of the simplified search: the first speed of the release's list that one
     GPU's NVLinks and, across nodes, one NIC carry; as many channels as both hold."""
-    width = system.nvlinks * release.nvlink_width[system.compute_capability]
+    width = system.nvlinks * nvlink_width(release, system.compute_capability)
     per_channel = width if system.nodes == 1 else min(width, system.nic_GBps)
     speed = next((s for s in release.speeds if s <= per_channel), release.speeds[-1])
     channels = math.floor(width / speed)

@@ -26,10 +26,11 @@ receive starts no earlier than t + w - h and holds its port for h. Without an oc
 h = w, the model above.
 
 A crossbar link class (an NVSwitch node) holds the ports for bytes * beta and lets alpha
-overlap, as `pipelined` does with h = bytes * beta. With either, the sends of an exchange
-(the trace's EXCHANGE mark: sends that need none of the exchange's receives) are ready when
-the exchange opened, not when the receive before each ends: one-shot's N-1 messages then
-pay one latency, as on a crossbar they do.
+overlap, as `pipelined` does with h = bytes * beta: messages that wait for no receive in
+between (a root's sends to its children) overlap their latencies. On it, the sends of an
+exchange (the trace's EXCHANGE mark: sends that need none of the exchange's receives) are
+also ready when the exchange opened, not when the receive before each ends: one-shot's N-1
+messages then pay one latency, as on a crossbar they do.
 
 Ranks are processed in a dependency-respecting order (each runs until it needs a message not
 sent yet), so the replay is linear in the trace, not an event-by-event simulation of time.
@@ -138,10 +139,10 @@ def replay(
     n = trace.ranks
     kinds, peers, offsets = trace.kind.tolist(), trace.peer.tolist(), trace.offsets.tolist()
     amounts = trace.amount.tolist()
-    overlap = pipelined or fabric.crossbar  # an exchange's sends need not wait for its receives
     topology = fabric.topology
     node = topology.nodes_of(np.arange(n)).tolist()
     crossing, durations, holds = _prices(trace, fabric, pipelined)
+    on_crossbar = _on_crossbar(trace, fabric, crossing).tolist()
     crossing, holds = crossing.tolist(), holds.tolist()
     lags = (durations - np.asarray(holds)).tolist()  # latency overlapping other messages
     nics = [topology.nic(rank) for rank in range(n)]  # (pool, ports) of each rank's NIC
@@ -173,8 +174,9 @@ def replay(
             if kind == SEND:
                 crosses = crossing[i]
                 ready = c
-                if pending:  # a send of an exchange: ready when the exchange opened
-                    ready, pending = c0, pending - 1
+                if pending:  # a send of an exchange: on a crossbar, ready when it opened
+                    ready = c0 if on_crossbar[i] else c
+                    pending -= 1
                 start = ready if ready > s else s
                 if crosses and shared and pools is not None:
                     port, core = nic_out[nic[rank]], pools[owner[rank]]
@@ -208,8 +210,7 @@ def replay(
                 if q > c:
                     c = q
             elif kind == EXCHANGE:
-                if overlap:
-                    c0, pending = c, amounts[i]
+                c0, pending = c, amounts[i]
             elif pools is not None:  # a local reduction, on a shared core
                 c = pools[owner[rank]].acquire(c, duration) + duration
             else:  # a local reduction
@@ -238,8 +239,23 @@ def _prices(
     durations = np.where(is_message, durations, (trace.kind == REDUCE) * amounts * fabric.gamma)
     if not pipelined and not fabric.crossbar:
         return crossing, durations, durations
-    holds = np.where(crossing, fabric.link.holds(amounts), intra.holds(amounts))
+
+    def held(link: LinkClass, times: np.ndarray) -> np.ndarray:
+        """A class's holds: measured occupancy when pipelined, β·bytes on a crossbar."""
+        return link.holds(amounts) if pipelined or link.crossbar else times
+
+    holds = np.where(
+        crossing,
+        held(fabric.link, fabric.link.times(amounts)),
+        held(intra, intra.times(amounts)),
+    )
     return crossing, durations, np.where(is_message, holds, durations)
+
+
+def _on_crossbar(trace: Trace, fabric: Fabric, crossing: np.ndarray) -> np.ndarray:
+    """Per event: whether it is a message on a crossbar link class."""
+    intra = fabric.intra or fabric.link
+    return np.where(crossing, fabric.link.crossbar, intra.crossbar)
 
 
 def by_link_class(trace: Trace, topology: Topology) -> dict[str, dict[str, int]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+# NCCL's trees are a fact of the algorithm, checked against trees.cc's drawings in the tests
+from ..algorithms.double_binary_tree import TREES, tree_links
 from ..transport.accounting import COUNT_FIELDS, Counts
 from .topology import Topology
 
@@ -242,18 +244,20 @@ def double_binary_tree(n: int, m: int, s: int, g: int, chunk_bytes: int) -> Coun
     these irregular trees: it is the single-port clock recurrence, phase by phase (reduce
     up, then broadcast down), tree by tree, chunk by chunk, ranks in the order their inputs
     arrive, evaluated once with weight 1 a message (rounds) and once with its bytes."""
-    from ..algorithms.double_binary_tree import TREES, tree_links  # the trees are a fact
-
     nodes = Topology(g)
     step = max(1, chunk_bytes // s)
     halves = [m - m // 2, m // 2]
     chunks = [[min(step, half - start) for start in range(0, half, step)] for half in halves]
     links = [[tree_links(rank, n, nodes, tree) for rank in range(n)] for tree in range(TREES)]
-    traffic = [
-        sum(2 * half * (len(children) + (parent is not None)) for half, (parent, children) in
-            zip(halves, (links[tree][rank] for tree in range(TREES)), strict=True))
-        for rank in range(n)
-    ]  # fmt: skip
+
+    def moved(rank: int) -> int:
+        """Elements in and out of `rank`: each half twice over each of its links."""
+        return sum(
+            2 * half * (len(children) + (parent is not None))
+            for half, (parent, children) in zip(halves, (tree[rank] for tree in links), strict=True)
+        )
+
+    traffic = [moved(rank) for rank in range(n)]
     return Counts(
         rounds=_tree_pipeline_clock(links, chunks, lambda elements: 1),
         messages=2 * (n - 1) * sum(len(tree_chunks) for tree_chunks in chunks),
@@ -263,7 +267,12 @@ def double_binary_tree(n: int, m: int, s: int, g: int, chunk_bytes: int) -> Coun
     )
 
 
-def _tree_pipeline_clock(links: list, chunks: list[list[int]], weight: Callable[[int], int]) -> int:
+TreeLinks = list[tuple[int | None, list[int]]]  # per rank: its parent and children
+
+
+def _tree_pipeline_clock(
+    links: list[TreeLinks], chunks: list[list[int]], weight: Callable[[int], int]
+) -> int:
     """The largest single-port clock at the end of the trees' up-down pipeline: a message
     sent at max(clock, send port) occupies the send port for its weight and arrives at
     max(send time, receive port) + weight, which is the receiver's clock if it is later.
@@ -300,7 +309,7 @@ def _tree_pipeline_clock(links: list, chunks: list[list[int]], weight: Callable[
     return max(clock, default=0)
 
 
-def _root_first(links: list[tuple[int | None, list[int]]]) -> list[int]:
+def _root_first(links: TreeLinks) -> list[int]:
     """The ranks of a tree, every parent before its children."""
     order = [rank for rank, (parent, _) in enumerate(links) if parent is None]
     for rank in order:

@@ -204,11 +204,12 @@ def _add_parameters(command: argparse.ArgumentParser) -> None:
     """One option per algorithm parameter of the registry: --ranks-per-node for the node
     size G, and so on; each applies to the algorithms that declare it."""
     for name, parameter in registry.parameters_by_name().items():
-        takers = [
-            a.name if a.default_of(name) is None else f"{a.name} (default {a.default_of(name)})"
+        defaults = {
+            a.name: a.default_of(name)
             for a in registry.ALGORITHMS.values()
             if any(p.name == name for p in a.parameters)
-        ]
+        }
+        takers = [t if d is None else f"{t} (default {d})" for t, d in defaults.items()]
         command.add_argument(
             f"--{name.replace('_', '-')}",
             dest=name,

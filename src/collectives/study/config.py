@@ -230,6 +230,8 @@ def _gpu_systems(
         if not FABRIC_NAME.match(name):
             raise ConfigError(f"{where}: a name of letters, digits, '.', '_' and '-'")
         ranks = entry["nodes"] * entry["gpus_per_node"]
+        if ranks < 2:
+            raise ConfigError(f"{where}: an all-reduce needs at least 2 GPUs, the entry has 1")
         if not any(_priced_at(a, ranks, entry["gpus_per_node"]) for a in config["algorithms"]):
             raise ConfigError(f"{where}: no algorithm of algorithms runs at {ranks} ranks")
         for key in ("intra_fabric", "inter_fabric"):
@@ -518,6 +520,8 @@ def _fabric(name: str, entry: dict[str, Any], basedir: Path, warnings: list[str]
                 "intervals; give at least 3"
             )
         return kind  # measured when the pipeline runs: its rule checks the fit
+    if kind == "structured" and "crossbar" in entry:
+        raise ConfigError(f"{key}.crossbar: give it on the fabric's intra or inter link class")
     for part, spec in link_parts(entry).items():
         where = f"{key}{'.' + part if part else ''}"
         if spec.get("crossbar") and "measurements" in spec:

@@ -72,14 +72,13 @@ class CountingComm:
     ) -> list[np.ndarray]:
         """The sendrecv pairs one after another, marked in the trace as needing none of
         their receives (see collectives.comm)."""
-        if not len(sendbufs) == len(dests) == len(sources) == len(outs or sources):
-            raise ValueError("exchange: as many send buffers, destinations and sources")
+        outs = [None] * len(sources) if outs is None else outs
+        if not len(sendbufs) == len(dests) == len(sources) == len(outs):
+            raise ValueError("exchange: as many send buffers, destinations, sources and outs")
         self.ledger.on_exchange(len(sendbufs))
         return [
             self.sendrecv(buf, dest, source, out)
-            for buf, dest, source, out in zip(
-                sendbufs, dests, sources, outs or [None] * len(sources), strict=True
-            )
+            for buf, dest, source, out in zip(sendbufs, dests, sources, outs, strict=True)
         ]
 
     def reduce_local(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
