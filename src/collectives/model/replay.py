@@ -142,7 +142,7 @@ def replay(
     topology = fabric.topology
     node = topology.nodes_of(np.arange(n)).tolist()
     crossing, durations, holds = _prices(trace, fabric, pipelined)
-    on_crossbar = _on_crossbar(trace, fabric, crossing).tolist()
+    on_crossbar = _on_crossbar(fabric, crossing).tolist()
     crossing, holds = crossing.tolist(), holds.tolist()
     lags = (durations - np.asarray(holds)).tolist()  # latency overlapping other messages
     nics = [topology.nic(rank) for rank in range(n)]  # (pool, ports) of each rank's NIC
@@ -252,8 +252,8 @@ def _prices(
     return crossing, durations, np.where(is_message, holds, durations)
 
 
-def _on_crossbar(trace: Trace, fabric: Fabric, crossing: np.ndarray) -> np.ndarray:
-    """Per event: whether it is a message on a crossbar link class."""
+def _on_crossbar(fabric: Fabric, crossing: np.ndarray) -> np.ndarray:
+    """Per event: whether it crosses a crossbar link class (what a send's is)."""
     intra = fabric.intra or fabric.link
     return np.where(crossing, fabric.link.crossbar, intra.crossbar)
 

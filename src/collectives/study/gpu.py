@@ -163,9 +163,7 @@ def nccl_replayed(
     """NCCL's base latency plus the replay of our trace of its algorithm on nccl_fabric."""
     name, given = NCCL_TRACES[algorithm]
     entry = registry.get(name)
-    parameters = entry.resolve(
-        {**given, **({"ranks_per_node": per_node} if entry.required else {})}, system.ranks
-    )
+    parameters = entry.resolve({**entry.on_nodes(system.ranks, per_node), **given}, system.ranks)
     base = release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)] * 1e-6
     fabric = nccl_fabric(system, release, per_node, algorithm, protocol)
     return base + _replayed(name, parameters, system.ranks, elements, itemsize, fabric)
