@@ -57,3 +57,38 @@ def test_ll128_is_on_by_default_for_volta_and_ampere_only():
     assert nccl.nvlink_width(RELEASE, 86) == 12.0 and nccl.nvlink_width(RELEASE, 60) == 18.0
     assert ("ring", "LL128") not in nccl.tuning(hopper, RELEASE)
     assert ("ring", "LL128") in nccl.tuning(ONE_NODE, RELEASE)
+
+
+P4DE = nccl.System(16, 2, 80, 12, 4, 12.5, amd_cpu=False)  # AWS p4de: 4 x 100 Gb/s EFA
+P5 = nccl.System(16, 2, 90, 18, 32, 12.5, amd_cpu=True)  # AWS p5: 32 x 100 Gb/s EFA
+
+
+def test_2_20_3_searches_by_generation_and_raises_the_trees_nvlink_speed_on_two_nodes():
+    newer = nccl.NCCL_2_20_3
+    # one 12.5 GB/s NIC carries a channel of 12 (search.cc's speeds across nodes), 4 NICs
+    assert nccl.search(P4DE, newer) == nccl.Graph(4, 12.0)
+    # the tree runs NVLink at twice that: 24, which 12 x 20 GB/s NVLinks carry on 4 channels
+    assert nccl.tree_search(P4DE, newer) == nccl.Graph(4, 24.0)
+    # sm_90: 16 channels (the search's most); 16 x 24 exceeds 18 x 20.6, so 22 (sm_90's list)
+    assert nccl.search(P5, newer) == nccl.Graph(16, 12.0)
+    assert nccl.tree_search(P5, newer) == nccl.Graph(16, 22.0)
+    assert nccl.tree_search(ONE_NODE, RELEASE) == nccl.search(ONE_NODE, RELEASE)
+
+
+def test_2_20_3_tuning_by_hand():
+    newer = nccl.NCCL_2_20_3
+    tuned = nccl.tuning(P4DE, newer)
+    # ring Simple: 8.4 + 26 NVLink steps at max(3.4, 3 x Intel's 1.0) + 2 x 2 network steps
+    latency, bandwidth = tuned["ring", "Simple"]
+    assert latency == pytest.approx(8.4 + 26 * 3.4 + 4 * 14.0)
+    assert bandwidth == pytest.approx(48 * 16 / 30)
+    # ring LL on an AMD host: each NVLink step costs at least the 2 µs network overhead
+    assert nccl.step_latency(P5, newer, "ring", "LL", "nvlink") == 2.0
+    assert nccl.step_latency(P5, newer, "tree", "LL", "nvlink") == 0.6  # no 1.8 in 2.20.3
+    # tree Simple: min(96 x 0.92, 4 x 23.6) / 2
+    assert tuned["tree", "Simple"][1] == pytest.approx(96 * 0.92 / 2)
+    assert ("ring", "LL128") in nccl.tuning(P5, newer)  # LL128 is on for Hopper too
+    # the ring's plateau from 64 bytes per rank and channel on, x 1.4 from sm_80 on
+    for size, factor in ((4095, 1.0), (4096, 1.4)):
+        seconds = nccl.algorithm_time(P4DE, newer, tuned, "ring", "Simple", size)
+        assert seconds == pytest.approx((latency * factor + size / (1000 * bandwidth)) * 1e-6)

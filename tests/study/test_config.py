@@ -120,6 +120,10 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
          "gpu_systems.abci-a100-1node.gpu: the log ran on A100-SXM4-40GB"),
         (lambda c: c["gpu_systems"]["abci-a100-1node"].update(log="missing.txt"),
          "gpu_systems.abci-a100-1node.log: .*missing.txt: file not found"),
+        (lambda c: c["figures"].update(nccl_choice={"system": "nowhere"}),
+         "figures.nccl_choice.system: no system 'nowhere' in gpu_systems"),
+        (lambda c: c["figures"].update(nccl_choice={"system": "abci-a100-1node", "nodes": [1, 0]}),
+         r"figures.nccl_choice.nodes\[1\]: 0 nodes hold no GPU pair"),
     ],
 )  # fmt: skip
 def test_problems_are_named_by_key(change, message):
@@ -338,3 +342,10 @@ def test_every_algorithm_parameter_is_an_axis_of_the_grid():
     properties = read_yaml(REPO / "workflow/schemas/config.schema.yaml")["properties"]
     for name in registry.parameters_by_name():
         assert properties[name]["$ref"] == "#/$defs/axis", name
+
+
+def test_the_nccl_choice_map_defaults_to_the_largest_system_the_model_prices():
+    choice = check(copy.deepcopy(CONFIG), REPO).figures["nccl_choice"]
+    assert choice["system"] == "abci-a100-16nodes"  # most nodes of a release with constants
+    assert choice["nodes"] == [1, 2, 4, 8, 16]
+    assert choice["message_bytes"][0] == 8 and choice["message_bytes"][-1] == 512 * 2**20

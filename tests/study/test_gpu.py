@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from collectives import registry
@@ -96,14 +97,19 @@ def test_the_nccl_rungs_are_nccl_s_choice_by_its_model_and_by_our_replay(tmp_pat
         fabric = gpu.nccl_fabric(system, nccl.NCCL_2_8_4, 4, algorithm, protocol)
         trace = dry_trace(entry.bind(**entry.resolve(given, 8)), 8, row.message_bytes // 4, 4)
         base = nccl.NCCL_2_8_4.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)]
-        assert row.nccl_replay_s == pytest.approx(base * 1e-6 + replay(trace, fabric))
+        # a step's latency is NCCL's synchronisation: it overlaps other chunks' bytes, so a
+        # message holds its ports for its bytes at the protocol's bandwidth only
+        for link in (fabric.link, fabric.intra):
+            assert link.holds(np.array([1e6]))[0] == pytest.approx(1e6 * link.beta)
+        expected = base * 1e-6 + replay(trace, fabric, pipelined=True)
+        assert row.nccl_replay_s == pytest.approx(expected)
     summary = gpu.gpu_summary(table)
     assert list(summary.model) == list(gpu.RUNGS) and summary.available.all()
 
 
 def test_a_release_the_model_lacks_leaves_the_nccl_rungs_not_available(tmp_path):
     (tmp_path / "log.txt").write_text(LOG)
-    newer = SYSTEM | {"nccl": "2.20.3"}
+    newer = SYSTEM | {"nccl": "unknown"}
     table = gpu.gpu_against_clock({"s": newer}, {"fast": NVLINK, "slow": NET}, ["ring"],
                                   tmp_path)  # fmt: skip
     assert table.nccl_model_s.isna().all() and table.nccl_replay_s.isna().all()
@@ -122,3 +128,22 @@ def test_busbw_is_time_and_link_shares_under_the_algorithm_assumed(tmp_path):
     assert row.ring_nvlink_share == pytest.approx(18.35 / 300)
     assert row.ring_nic_share == pytest.approx(18.35 / 50)  # 2 NICs of 200 Gb/s a node
     assert row.hierarchical_nic_share == pytest.approx(algbw * 2 * 1 / 2 / 50)
+
+
+def test_the_choice_map_is_nccl_s_pick_beside_our_cheapest_at_each_node_count():
+    fabrics = {"fast": NVLINK, "slow": NET}
+    algorithms, sizes = ["ring", "recursive_doubling", "one_shot"], [8, 65536, 2**24]
+    table = gpu.nccl_choice_map("s", SYSTEM, fabrics, algorithms, [1, 2, 4], sizes)
+    assert list(table.columns) == gpu.CHOICE_MAP_COLUMNS
+    assert list(table.nodes) == [1] * 3 + [2] * 3 + [4] * 3
+    for count, rows in table.groupby("nodes"):
+        scaled = SYSTEM | {"nodes": count}
+        system = gpu.nccl_system(scaled)
+        chosen = nccl.choice(system, nccl.NCCL_2_8_4, sizes)
+        assert list(rows.nccl_choice) == [f"{a}/{p}" for a, p, _ in chosen]
+        assert list(rows.nccl_model_s) == [seconds for *_, seconds in chosen]
+        ours = gpu.cheapest_on_links("s", scaled, fabrics, algorithms, [(m, 4) for m in sizes])
+        assert list(zip(rows.cheapest_algorithm, rows.cheapest_s, strict=True)) == ours
+    assert set(table.ranks) == {4, 8, 16}
+    unknown = gpu.nccl_choice_map("s", SYSTEM | {"nccl": "9.9"}, fabrics, algorithms, [2], sizes)
+    assert unknown.nccl_model_s.isna().all() and (unknown.nccl_choice == "").all()

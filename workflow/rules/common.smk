@@ -63,7 +63,12 @@ STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]
-GPU_TABLES = ["validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv"]
+GPU_TABLES = [
+    "validation_gpu.csv",
+    "validation_gpu_summary.csv",
+    "gpu_busbw.csv",
+    "nccl_choice_map.csv",
+]
 
 
 wildcard_constraints:
@@ -278,7 +283,12 @@ def gpu_outputs():
 
 def gpu_fabrics(wildcards):
     """The link-level fabrics a GPU system is priced on."""
-    entry = PLAN.gpu_systems[wildcards.system]
+    return system_fabrics(wildcards.system)
+
+
+def system_fabrics(system):
+    """The link-level fabric files of the GPU system named `system`."""
+    entry = PLAN.gpu_systems[system]
     return [
         paths.FABRIC.format(fabric=entry[key])
         for key in ("intra_fabric", "inter_fabric")

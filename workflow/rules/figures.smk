@@ -129,6 +129,13 @@ FIGURES = {
         "inputs": {"validation": table("validation_gpu.csv")},
         "params": {},
     },
+    "nccl_choice": {
+        "section": "gpu",
+        "module": "nccl_choice",
+        "category": "5. The model against the clock",
+        "inputs": {"choice": table("nccl_choice_map.csv")},
+        "params": {},
+    },
     "tuned_vs_default": {
         "section": "tuning",
         "module": "tuned_vs_default",

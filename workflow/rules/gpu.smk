@@ -1,6 +1,7 @@
 # The GPU systems of the config against NCCL's clock: each system's nccl-tests log beside
 # each rung's prediction (one job per system), then one table, its per-system summary and
-# what each system's busbw means for its links.
+# what each system's busbw means for its links; and NCCL's choice over node counts and sizes
+# of one system beside our cheapest algorithm.
 
 
 rule gpu_system:
@@ -41,3 +42,24 @@ rule validation_gpu:
         systems=json.dumps(PLAN.gpu_systems, sort_keys=True),
     script:
         "../scripts/validation_gpu.py"
+
+
+rule nccl_choice_map:
+    input:
+        lambda wildcards: system_fabrics(PLAN.figures["nccl_choice"]["system"]),
+    output:
+        paths.table("nccl_choice_map.csv"),
+    log:
+        paths.log("nccl_choice_map"),
+    benchmark:
+        paths.benchmark("nccl_choice_map")
+    conda:
+        ENV
+    params:
+        choice=lambda wildcards: json.dumps(PLAN.figures["nccl_choice"], sort_keys=True),
+        entry=lambda wildcards: json.dumps(
+            PLAN.gpu_systems[PLAN.figures["nccl_choice"]["system"]], sort_keys=True
+        ),
+        algorithms=config["algorithms"],
+    script:
+        "../scripts/nccl_choice_map.py"

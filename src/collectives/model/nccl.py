@@ -3,14 +3,17 @@
 NCCL prices every algorithm (ring, tree) and protocol (LL, LL128, Simple) as a latency plus
 bytes over a bandwidth, and runs the cheapest. The constants are those of one NCCL release,
 read for facts from its source at the release's tag (github.com/NVIDIA/nccl):
-src/graph/tuning.cc (base and hardware latencies, bandwidth caps, the tree's correction),
-src/graph/topo.h (link widths), src/graph/search.cc (channel speeds) and init.cc (16
-search channels at most). NCCL's inputs come from its topology search, which this module
-states in a simplified form (`search`): every channel of a node's graph gets the same speed,
-the first of search.cc's speeds that a GPU's NVLink width and, across nodes, one NIC carry;
-as many channels as the GPU's width and the node's NICs hold; doubled at half speed when the
-speed is 25 GB/s or more (ncclTopoDupChannels). The protocols: LL carries 8 bytes of data in
-16 (flags), LL128 120 in 128, Simple all of it, with a larger latency per step.
+src/graph/tuning.cc (base and hardware latencies, bandwidth caps, the tree's correction, the
+network overhead), src/graph/topo.h (link widths), src/graph/search.cc (channel speeds) and
+init.cc (16 search channels at most). NCCL's inputs come from its topology search, which
+this module states in a simplified form (`search`): every channel of a node's graph gets the
+same speed, the first of search.cc's speeds that a GPU's NVLink width and, across nodes, one
+NIC carry; as many channels as the GPU's width and the node's NICs hold; doubled at half
+speed when the speed is 25 GB/s or more (ncclTopoDupChannels). The network plugin's own
+latency (the graph's latencyInter) is taken as 0, as InfiniBand's verbs plugin reports it.
+The protocols: LL carries 8 bytes of data in 16 (flags), LL128 120 in 128, Simple all of it,
+with a larger latency per step. NVLS and CollNet (NVSwitch and in-network reductions) are
+not modelled: a release that has them is priced over its ring and tree alone.
 """
 
 from __future__ import annotations
@@ -20,28 +23,49 @@ from dataclasses import dataclass
 
 ALGORITHMS = ("tree", "ring")
 PROTOCOLS = ("LL", "LL128", "Simple")
+Rows = dict[tuple[int, int], float]  # (capability or CPU row, node index) -> GB/s
 
 
 @dataclass(frozen=True)
 class Release:
-    """One NCCL release's tuning constants (µs and GB/s, as tuning.cc writes them)."""
+    """One NCCL release's tuning constants (µs and GB/s, as tuning.cc writes them).
+
+    Tables indexed by GPU generation use `capability_rows`: a GPU reads the last row whose
+    compute capability it reaches. Node indices are one node, two nodes, more."""
 
     version: str
     base_latency: dict[str, tuple[float, float, float]]  # algorithm -> per protocol
     hardware_latency: dict[str, dict[str, tuple[float, float, float]]]  # link -> algorithm
-    ll128_max_bw_per_channel: float  # all-reduce's
-    ll_max_bw: dict[tuple[int, int], float]  # (GPU or CPU row, node index) -> GB/s
-    tree_max_bw_per_channel: dict[tuple[int, int], float]  # (sm80 or not, node index)
-    sm80_bus_bw_cap: float
+    capability_rows: tuple[int, ...]  # the compute capability each row starts at
+    ll_max_bw: Rows  # one node: capability row; several: CPU row (Intel 0, AMD 1)
+    ring_ll128_max_bw_per_channel: Rows
+    tree_ll128_max_bw_per_channel: Rows
+    tree_max_bw_per_channel: Rows
+    tree_ll128_factor_across_nodes: float
+    sm80_bus_bw_cap: float | None  # 2.8.4 caps an sm_80 graph's bandwidth
+    ll_nvlink_factor_across_nodes: float  # LL's NVLink step, when the run spans nodes
+    ring_inter_steps_per_node: tuple[int, int]  # (a, b): a ring crosses 2(nodes·a - b) times
+    net_overhead: dict[str, float]  # CPU -> µs a ring step pays across nodes (Simple: 3x)
     tree_correction: dict[str, tuple[float, ...]]  # protocol -> factor by log2(bytes/64)
-    ring_simple_plateau: float  # the ring Simple latency's factor on several nodes
+    ring_simple_plateau: tuple[float, float]  # latency factor across nodes, before/from sm_80
+    plateau_bytes_per_rank: int  # the plateau from this many bytes per rank ...
+    plateau_per_channel: bool  # ... and per channel
     nvlink_width: tuple[tuple[int, float], ...]  # (compute capability, GB/s per NVLink),
-    # an exact match first, then the first whose capability the GPU's reaches
-    speeds: tuple[float, ...]  # search.cc's speedArray, GB/s per channel
+    # an exact match first, then the first whose capability the GPU reaches
+    speeds: dict[tuple[bool, bool], tuple[float, ...]]  # (across nodes, sm_90) -> GB/s
     max_search_channels: int
+    no_dup_after_sm80_below: float  # sm_90 graphs of > 4 channels below this GB/s: no doubling
     ll128_gpus: tuple[int, ...]  # compute capabilities LL128 is on for by default
 
 
+def _same(value: float) -> Rows:
+    """A table with one value in every row and node index."""
+    return {(row, node): value for row in range(3) for node in range(3)}
+
+
+# v2.8.4-1: ll128MaxBwPerCh is one per collective (all-reduce's 16.9); llMaxBws row 0 is
+# Volta in one node or an Intel CPU across nodes, row 1 Ampere or AMD. 2.8.4 reads its sm_80
+# rows for sm_80 exactly; here sm_80 and later do, which no 2.8.4 system has.
 NCCL_2_8_4 = Release(
     version="2.8.4",
     base_latency={"tree": (4.4, 4.4, 0.0), "ring": (3.6, 10.0, 8.4)},
@@ -50,14 +74,18 @@ NCCL_2_8_4 = Release(
         "pci": {"tree": (1.0, 1.9, 28.0), "ring": (1.0, 2.5, 5.7)},
         "net": {"tree": (5.0, 8.5, 28.0), "ring": (2.7, 4.0, 9.6)},
     },
-    ll128_max_bw_per_channel=16.9,
-    # llMaxBws: row 0 Volta (one node) or Intel CPU (several), row 1 Ampere or AMD CPU;
-    # columns one node, two nodes, more
+    capability_rows=(0, 80),
     ll_max_bw={(0, 0): 39.0, (0, 1): 39.0, (0, 2): 20.4, (1, 0): 87.7, (1, 1): 22.5, (1, 2): 19.0},
+    ring_ll128_max_bw_per_channel=_same(16.9),
+    tree_ll128_max_bw_per_channel=_same(16.9),
     tree_max_bw_per_channel={
         (0, 0): 26.5, (0, 1): 18.5, (0, 2): 10.0, (1, 0): 24.0, (1, 1): 22.5, (1, 2): 16.0,
     },
+    tree_ll128_factor_across_nodes=0.915,
     sm80_bus_bw_cap=235.0,
+    ll_nvlink_factor_across_nodes=1.8,
+    ring_inter_steps_per_node=(1, 1),
+    net_overhead={},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9,
                1.0, 1.0, 1.0, 1.0),
@@ -66,14 +94,78 @@ NCCL_2_8_4 = Release(
         "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7,
                    .7, .8, .9, .9),
     },
-    ring_simple_plateau=1.9,
+    ring_simple_plateau=(1.9, 1.9),
+    plateau_bytes_per_rank=4096,  # nBytes >= nRanks/16 x 64 KiB
+    plateau_per_channel=False,
     nvlink_width=((86, 12.0), (80, 21.0), (70, 21.0), (60, 18.0), (0, 21.0)),
-    speeds=(42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4,
-            1.2, 0.24, 0.12),
+    speeds={
+        key: (42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0,
+              2.4, 1.2, 0.24, 0.12)
+        for key in ((False, False), (False, True), (True, False), (True, True))
+    },
     max_search_channels=16,
+    no_dup_after_sm80_below=0.0,
     ll128_gpus=(70, 80),  # Volta and Ampere, with NVLink inside the node
 )  # fmt: skip
-RELEASES = {release.version: release for release in (NCCL_2_8_4,)}
+
+# v2.20.3-1: rows Volta, Ampere, Hopper; search.cc has its speeds inside a node and across
+# nodes, and their own for sm_90; topo.h rates an sm_90 NVLink at 20.6 GB/s.
+NCCL_2_20_3 = Release(
+    version="2.20.3",
+    base_latency={"tree": (6.8, 14.0, 0.0), "ring": (6.6, 14.0, 8.4)},
+    hardware_latency={
+        "nvlink": {"tree": (0.6, 1.25, 28.0), "ring": (0.6, 1.9, 3.4)},
+        "pci": {"tree": (1.0, 1.9, 28.0), "ring": (1.0, 2.5, 5.7)},
+        "net": {"tree": (5.0, 8.5, 28.0), "ring": (2.7, 4.0, 14.0)},
+    },
+    capability_rows=(0, 80, 90),
+    ll_max_bw={
+        (0, 0): 39.0, (0, 1): 39.0, (0, 2): 20.4, (1, 0): 87.7, (1, 1): 22.5, (1, 2): 19.0,
+        (2, 0): 87.7, (2, 1): 22.5, (2, 2): 19.0,
+    },
+    ring_ll128_max_bw_per_channel={
+        **{(row, node): 20.0 for row in (0, 1) for node in range(3)},
+        **{(2, node): 36.7 for node in range(3)},
+    },
+    tree_ll128_max_bw_per_channel={
+        **{(row, node): 20.0 for row in (0, 1) for node in range(3)},
+        (2, 0): 36.7, (2, 1): 36.7, (2, 2): 29.0,
+    },
+    tree_max_bw_per_channel={
+        (0, 0): 26.5, (0, 1): 18.5, (0, 2): 10.0, (1, 0): 24.0, (1, 1): 23.6, (1, 2): 17.8,
+        (2, 0): 38.7, (2, 1): 41.4, (2, 2): 36.0,
+    },
+    tree_ll128_factor_across_nodes=120 / 128,
+    sm80_bus_bw_cap=None,
+    ll_nvlink_factor_across_nodes=1.0,
+    ring_inter_steps_per_node=(1, 0),
+    net_overhead={"intel": 1.0, "amd": 2.0},
+    tree_correction={
+        "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9,
+               1.0, 1.0, 1.0, 1.0),
+        "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9,
+                  .9, .9, .9, 1.0, 1.0),
+        "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7,
+                   .7, .8, .9, .9),
+    },
+    ring_simple_plateau=(1.9, 1.4),
+    plateau_bytes_per_rank=64,  # nBytes / (nChannels x nRanks) >= 64
+    plateau_per_channel=True,
+    nvlink_width=((86, 12.0), (90, 20.6), (80, 20.0), (70, 20.0), (60, 18.0), (0, 20.0)),
+    speeds={
+        (False, False): (40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0,
+                         3.0),
+        (True, False): (48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0,
+                        5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12),
+        (False, True): (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0),
+        (True, True): (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                       3.0, 2.4, 1.2, 0.24, 0.12),
+    },
+    max_search_channels=16,
+    no_dup_after_sm80_below=50.0,
+    ll128_gpus=(70, 80, 90),  # Volta, Ampere and Hopper, with NVLink inside the node
+)  # fmt: skip
+RELEASES = {release.version: release for release in (NCCL_2_8_4, NCCL_2_20_3)}
 
 
 @dataclass(frozen=True)
@@ -103,6 +195,11 @@ class Graph:
         return self.channels * self.speed
 
 
+def capability_row(release: Release, compute_capability: int) -> int:
+    """The row of the release's per-generation tables that a GPU reads."""
+    return max(i for i, start in enumerate(release.capability_rows) if compute_capability >= start)
+
+
 def nvlink_width(release: Release, compute_capability: int) -> float:
     """GB/s of one NVLink of a GPU, as the release's topology code rates it (sm_86's own,
     else the newest generation the GPU reaches, else the default)."""
@@ -115,39 +212,61 @@ def search(system: System, release: Release) -> Graph:
     """The graph of the simplified search: the first speed of the release's list that one
     GPU's NVLinks and, across nodes, one NIC carry; as many channels as both hold."""
     width = system.nvlinks * nvlink_width(release, system.compute_capability)
-    per_channel = width if system.nodes == 1 else min(width, system.nic_GBps)
-    speed = next((s for s in release.speeds if s <= per_channel), release.speeds[-1])
+    across = system.nodes > 1
+    per_channel = min(width, system.nic_GBps) if across else width
+    speeds = release.speeds[across, system.compute_capability >= 90]
+    speed = next((s for s in speeds if s <= per_channel), speeds[-1])
     channels = math.floor(width / speed)
-    if system.nodes > 1:
+    if across:
         channels = min(channels, system.nics_per_node * math.floor(system.nic_GBps / speed))
     channels = max(1, min(channels, release.max_search_channels))
-    if speed >= 25.0:  # ncclTopoDupChannels: twice the channels, each at half the speed
+    undoubled = (
+        system.compute_capability > 80 and speed < release.no_dup_after_sm80_below and channels > 4
+    )
+    if speed >= 25.0 and not undoubled:  # ncclTopoDupChannels: twice, each at half the speed
         doubled = min(2 * channels, release.max_search_channels)
         speed, channels = speed / math.ceil(doubled / channels), doubled
     return Graph(channels, speed)
 
 
+def tree_search(system: System, release: Release) -> Graph:
+    """The tree's graph: the ring's channels; on two nodes, at the first speed of the list
+    that reaches twice the network's and that the GPU's NVLinks still carry on every channel
+    (search.cc's second pass raises a tree's intra-node speed so; tuning.cc reads it there)."""
+    ring = search(system, release)
+    if system.nodes != 2:
+        return ring
+    width = system.nvlinks * nvlink_width(release, system.compute_capability)
+    faster = sorted(release.speeds[True, system.compute_capability >= 90])
+    carried = [s for s in faster if s >= ring.speed and s * ring.channels <= width]
+    reaching = [s for s in carried if s >= 2 * ring.speed]
+    return Graph(ring.channels, reaching[0] if reaching else max(carried, default=ring.speed))
+
+
 def bus_bandwidth(system: System, release: Release, algorithm: str, protocol: str) -> float:
     """NCCL's bus bandwidth (GB/s) of an algorithm and protocol: the graph's, capped and cut
     by the protocol as tuning.cc's refinements do."""
-    graph = search(system, release)
-    sm80 = int(system.compute_capability == 80)
+    graph = (tree_search if algorithm == "tree" else search)(system, release)
+    row = capability_row(release, system.compute_capability)
     node_index = min(system.nodes, 3) - 1
-    ll_row = sm80 if system.nodes == 1 else int(system.amd_cpu)
-    ll_max = release.ll_max_bw[ll_row, node_index]
-    ll128_max = release.ll128_max_bw_per_channel * graph.channels
-    bus = min(graph.bandwidth, release.sm80_bus_bw_cap) if sm80 else graph.bandwidth
+    ll_max = release.ll_max_bw[row if system.nodes == 1 else int(system.amd_cpu), node_index]
+    bus = graph.bandwidth
+    if release.sm80_bus_bw_cap is not None and system.compute_capability == 80:
+        bus = min(bus, release.sm80_bus_bw_cap)
     if algorithm == "ring":
         if protocol == "LL":
             return min(ll_max, bus / 4)
         if protocol == "LL128":
-            return min(bus * (0.7 if system.ranks / system.nodes < 2 else 0.92), ll128_max)
+            cap = graph.channels * release.ring_ll128_max_bw_per_channel[row, node_index]
+            return min(bus * (0.7 if system.ranks / system.nodes < 2 else 0.92), cap)
         return bus
-    bus = min(bus * 0.92, graph.channels * release.tree_max_bw_per_channel[sm80, node_index])
+    bus = min(bus * 0.92, graph.channels * release.tree_max_bw_per_channel[row, node_index])
     if protocol == "LL":
         return min(bus / 3.8, ll_max)
     if protocol == "LL128":
-        return min(bus * (7 / 9 if system.nodes == 1 else 0.915), ll128_max)
+        cap = graph.channels * release.tree_ll128_max_bw_per_channel[row, node_index]
+        factor = 7 / 9 if system.nodes == 1 else release.tree_ll128_factor_across_nodes
+        return min(bus * factor, cap)
     return bus
 
 
@@ -155,18 +274,28 @@ def step_latency(
     system: System, release: Release, algorithm: str, protocol: str, link: str
 ) -> float:
     """NCCL's latency (µs) of one step of an algorithm and protocol over `link` ('nvlink' or
-    'net'); LL's NVLink steps cost 1.8 times as much when the run spans nodes."""
+    'net'). When the run spans nodes, an LL NVLink step costs the release's factor more and
+    a ring's NVLink step at least the CPU's network overhead (three times it for Simple)."""
     latency = release.hardware_latency[link][algorithm][PROTOCOLS.index(protocol)]
-    return latency * 1.8 if link == "nvlink" and protocol == "LL" and system.nodes > 1 else latency
+    if link != "nvlink" or system.nodes == 1:
+        return latency
+    if protocol == "LL":
+        latency *= release.ll_nvlink_factor_across_nodes
+    if algorithm == "ring":
+        overhead = release.net_overhead.get("amd" if system.amd_cpu else "intel", 0.0)
+        latency = max(latency, overhead * (3 if protocol == "Simple" else 1))
+    return latency
 
 
 def tuning(system: System, release: Release) -> dict[tuple[str, str], tuple[float, float]]:
     """NCCL's (latency µs, algorithm bandwidth GB/s) of each algorithm × protocol of the
     all-reduce on `system` (tuning.cc's ncclTopoTuneModel, ring and tree): a base latency,
-    plus one per step (2(N-1) for the ring, of which 2(nodes-1) cross the network; 2 per
-    level of the trees); the ring's bus bandwidth times N/(2(N-1)), the tree's times 1/2."""
+    plus one per step (2(N-1) for the ring, of which the release's count cross the network;
+    2 per level of the trees); the ring's bus bandwidth times N/(2(N-1)), the tree's times 1/2."""
     nodes, ranks = system.nodes, system.ranks
-    steps, inter_steps = 2 * (ranks - 1), 2 * (nodes - 1)
+    per_node, offset = release.ring_inter_steps_per_node
+    steps = 2 * (ranks - 1)
+    inter_steps = 2 * (nodes * per_node - offset) if nodes > 1 else 0
     tuned = {}
     for algorithm in ALGORITHMS:
         for protocol in PROTOCOLS:
@@ -203,11 +332,12 @@ def algorithm_time(
     log_size = max(0, (nbytes >> 6).bit_length() - 1)  # log2 of the size in 64-byte units
     if algorithm == "tree" and log_size < len(corrections):
         bandwidth *= corrections[log_size]
-    if (
-        algorithm == "ring" and protocol == "Simple" and system.nodes > 1
-        and nbytes >= system.ranks / 16.0 * 65536
-    ):  # fmt: skip
-        latency *= release.ring_simple_plateau
+    if algorithm == "ring" and protocol == "Simple" and system.nodes > 1:
+        share = system.ranks
+        if release.plateau_per_channel:
+            share *= search(system, release).channels
+        if nbytes / share >= release.plateau_bytes_per_rank:
+            latency *= release.ring_simple_plateau[system.compute_capability >= 80]
     return (latency + nbytes / (1000 * bandwidth)) * 1e-6
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from .. import registry
+from ..model import nccl
 from ..model.library_rules import RULES
 from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
@@ -205,6 +206,8 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     if libraries and wallclock and "mpi" not in wallclock.fabrics:
         raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
     gpu_systems = _gpu_systems(config, fabrics, basedir)
+    if gpu_systems:
+        figures["nccl_choice"] = _nccl_choice(figures.get("nccl_choice", {}), gpu_systems)
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
                 libraries, warnings, dtype, gpu_systems)  # fmt: skip
 
@@ -249,6 +252,24 @@ def _gpu_systems(
         if log.gpus and set(log.gpus) != {entry["gpu"]}:
             raise ConfigError(f"{where}.gpu: the log ran on {', '.join(sorted(set(log.gpus)))}")
     return {name: dict(systems[name]) for name in systems}
+
+
+def _nccl_choice(given: dict[str, Any], systems: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The NCCL choice map's system, node counts and sizes: as given, else the system of most
+    nodes among those whose NCCL release the model has, powers of two up to its nodes, and
+    8 B to 512 MiB by factors of 4."""
+    known = [name for name, entry in systems.items() if entry["nccl"] in nccl.RELEASES]
+    system = given.get("system") or max(known or systems, key=lambda n: systems[n]["nodes"])
+    if system not in systems:
+        raise ConfigError(f"figures.nccl_choice.system: no system {system!r} in gpu_systems")
+    per_node = systems[system]["gpus_per_node"]
+    most = systems[system]["nodes"]
+    nodes = given.get("nodes") or [2**k for k in range(most.bit_length()) if 2**k * per_node > 1]
+    for index, count in enumerate(nodes):
+        if count * per_node < 2:
+            raise ConfigError(f"figures.nccl_choice.nodes[{index}]: {count} nodes hold no GPU pair")
+    sizes = given.get("message_bytes") or [8 * 4**k for k in range(14)]
+    return {"system": system, "nodes": list(nodes), "message_bytes": list(sizes)}
 
 
 def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:

@@ -13,7 +13,9 @@ rungs predict every size of the log (out of place, as nccl-tests reports first):
 * `nccl_replay`: NCCL's choice replayed from our traces of its algorithm (`nccl_ring` on one
   channel carrying all of NCCL's, `double_binary_tree` on the system's nodes) with NCCL's
   costs: each step its hardware latency over NVLink or the network, each byte at the
-  protocol's bus bandwidth, plus the base latency once.
+  protocol's bus bandwidth, plus the base latency once. A step's latency is NCCL's
+  synchronisation, which overlaps the bytes of the chunks behind it: a message holds its
+  ports for its bytes alone (the replay's pipelined mode).
 
 The NCCL rungs need the release's constants; for a release the model lacks they are not
 available (no guess stands in).
@@ -85,40 +87,30 @@ def gpu_against_clock(
     rows = []
     for name, entry in systems.items():
         log = read_nccl_tests(base / entry["log"])
-        fabric = gpu_fabric(name, entry, fabrics)
         ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
-        priced = {}
-        for algorithm in algorithms:
-            try:
-                parameters = registry.get(algorithm).on_nodes(ranks, per_node)
-            except ValueError:
-                continue
-            priced[registry.variant_name(algorithm, parameters)] = (algorithm, parameters)
+        sizes = [(row.bytes, ITEMSIZE[row.type]) for row in log.rows.itertuples()]
+        cheapest = cheapest_on_links(name, entry, fabrics, algorithms, sizes)
         release = nccl.RELEASES.get(entry["nccl"])
         system = nccl_system(entry)
         chosen = nccl.choice(system, release, list(log.rows.bytes)) if release else None
         for index, row in enumerate(log.rows.itertuples()):
-            itemsize = ITEMSIZE[row.type]
-            elements = max(1, row.bytes // itemsize)
-            times = {
-                variant: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric)
-                for variant, (algorithm, parameters) in priced.items()
-            }
-            cheapest = min(times, key=times.__getitem__)
-            predicted = {LINK_RUNG: times[cheapest], NCCL_RUNG: nan, REPLAY_RUNG: nan}
+            variant, link_time = cheapest[index]
+            predicted = {LINK_RUNG: link_time, NCCL_RUNG: nan, REPLAY_RUNG: nan}
             nccl_choice = ""
             if chosen:
                 algorithm, protocol, predicted[NCCL_RUNG] = chosen[index]
                 nccl_choice = f"{algorithm}/{protocol}"
+                itemsize = ITEMSIZE[row.type]
                 predicted[REPLAY_RUNG] = nccl_replayed(
-                    system, release, per_node, algorithm, protocol, elements, itemsize
-                )
+                    system, release, per_node, algorithm, protocol,
+                    max(1, row.bytes // itemsize), itemsize,
+                )  # fmt: skip
             rows.append(
                 {
                     "system": name, "ranks": ranks, "nodes": entry["nodes"],
                     "message_bytes": row.bytes, "measured_s": row.out_of_place_s,
                     "measured_busbw_GBps": row.out_of_place_busbw_GBps,
-                    "cheapest_algorithm": cheapest, "nccl_choice": nccl_choice,
+                    "cheapest_algorithm": variant, "nccl_choice": nccl_choice,
                     **{f"{rung}_s": value for rung, value in predicted.items()},
                 }
             )  # fmt: skip
@@ -132,18 +124,88 @@ def gpu_against_clock(
     return table
 
 
+def cheapest_on_links(
+    name: str,
+    entry: Mapping[str, Any],
+    fabrics: Mapping[str, Fabric],
+    algorithms: list[str],
+    sizes: list[tuple[int, int]],
+) -> list[tuple[str, float]]:
+    """For each size (bytes, bytes per element): the cheapest of `algorithms` that runs on
+    the system (on its nodes where an algorithm needs them) replayed on its link-level
+    fabrics, and its time."""
+    fabric = gpu_fabric(name, entry, fabrics)
+    ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
+    priced = {}
+    for algorithm in algorithms:
+        try:
+            parameters = registry.get(algorithm).on_nodes(ranks, per_node)
+        except ValueError:
+            continue
+        priced[registry.variant_name(algorithm, parameters)] = (algorithm, parameters)
+    cheapest = []
+    for nbytes, itemsize in sizes:
+        elements = max(1, nbytes // itemsize)
+        times = {
+            variant: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric)
+            for variant, (algorithm, parameters) in priced.items()
+        }
+        variant = min(times, key=times.__getitem__)
+        cheapest.append((variant, times[variant]))
+    return cheapest
+
+
+def nccl_choice_map(
+    name: str,
+    entry: Mapping[str, Any],
+    fabrics: Mapping[str, Fabric],
+    algorithms: list[str],
+    nodes: list[int],
+    sizes: list[int],
+) -> pd.DataFrame:
+    """Over node counts and message sizes (float32) of one system's nodes: NCCL's choice of
+    algorithm and protocol by its own model and that one's time (empty and NaN for a release
+    the model lacks), beside our cheapest algorithm on the link-level fabrics and its time."""
+    release = nccl.RELEASES.get(entry["nccl"])
+    rows = []
+    for count in nodes:
+        scaled = {**entry, "nodes": count}
+        ranks = count * entry["gpus_per_node"]
+        if ranks < 2:
+            continue
+        floats = [(nbytes, ITEMSIZE["float"]) for nbytes in sizes]
+        ours = cheapest_on_links(name, scaled, fabrics, algorithms, floats)
+        theirs = nccl.choice(nccl_system(scaled), release, sizes) if release else None
+        for index, nbytes in enumerate(sizes):
+            algorithm, protocol, seconds = theirs[index] if theirs else ("", "", nan)
+            rows.append(
+                {
+                    "system": name, "nodes": count, "ranks": ranks, "message_bytes": nbytes,
+                    "nccl_choice": f"{algorithm}/{protocol}" if theirs else "",
+                    "nccl_model_s": seconds, "cheapest_algorithm": ours[index][0],
+                    "cheapest_s": ours[index][1],
+                }
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=CHOICE_MAP_COLUMNS)
+
+
+CHOICE_MAP_COLUMNS = ["system", "nodes", "ranks", "message_bytes", "nccl_choice",
+                      "nccl_model_s", "cheapest_algorithm", "cheapest_s"]  # fmt: skip
+
+
 def nccl_fabric(
     system: nccl.System, release: nccl.Release, per_node: int, algorithm: str, protocol: str
 ) -> Fabric:
     """The system as NCCL's costs see one algorithm and protocol: a step's hardware latency
     over NVLink inside a node and over the network between nodes, each byte at the
-    protocol's bus bandwidth there (a node's alone inside it; the whole system's across)."""
+    protocol's bus bandwidth there (a node's alone inside it; the whole system's across),
+    the ports held for the bytes alone."""
     node = replace(system, ranks=per_node, nodes=1)
 
     def link(where: nccl.System, kind: str) -> LinkClass:
         latency = nccl.step_latency(system, release, algorithm, protocol, kind) * 1e-6
         bandwidth = nccl.bus_bandwidth(where, release, algorithm, protocol) * 1e9
-        return LinkClass(latency, 1 / bandwidth)
+        return LinkClass(latency, 1 / bandwidth, occupancy=(0.0, 1 / bandwidth))
 
     return Fabric(
         f"nccl-{algorithm}-{protocol}", "structured", link(system, "net"),
@@ -166,7 +228,9 @@ def nccl_replayed(
     parameters = entry.resolve({**entry.on_nodes(system.ranks, per_node), **given}, system.ranks)
     base = release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)] * 1e-6
     fabric = nccl_fabric(system, release, per_node, algorithm, protocol)
-    return base + _replayed(name, parameters, system.ranks, elements, itemsize, fabric)
+    allreduce = entry.bind(**parameters)
+    trace = dry_trace(allreduce, system.ranks, elements, itemsize)
+    return base + replay(trace, fabric, pipelined=True)
 
 
 def _replayed(
