@@ -51,11 +51,12 @@ def test_two_link_classes():
     assert replay(trace, two_level) == pytest.approx(11.0)  # 1 on the node, then 10 across
 
 
-@pytest.mark.parametrize(("nics", "expected"), [(None, 10.0), (1, 20.0), (2, 10.0)])
-def test_shared_nic_ports_queue_messages(nics, expected):
-    """Ranks 0 and 1 (node 0) each send across to 2 and 3 (node 1) at time 0."""
+@pytest.mark.parametrize(("nics", "expected"), [(None, 18.0), (1, 26.0), (2, 18.0)])
+def test_shared_nic_ports_queue_bytes_not_latencies(nics, expected):
+    """Ranks 0 and 1 (node 0) each send 8 B across to 2 and 3 (node 1) at time 0: 10 + 8
+    each; one shared NIC port holds each for its 8 bytes, so the second starts at 8."""
     trace = trace_of([(SEND, 2, 8)], [(SEND, 3, 8)], [(RECV, 0, 8)], [(RECV, 1, 8)])
-    fabric = nodes(LinkClass(1.0, 0.0), LinkClass(10.0, 0.0), ranks_per_node=2, nic_per_node=nics)
+    fabric = nodes(LinkClass(1.0, 0.0), LinkClass(10.0, 1.0), ranks_per_node=2, nic_per_node=nics)
     assert replay(trace, fabric) == pytest.approx(expected)
 
 

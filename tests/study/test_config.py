@@ -120,6 +120,8 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
          "gpu_systems.abci-a100-1node.gpu: the log ran on A100-SXM4-40GB"),
         (lambda c: c["gpu_systems"]["abci-a100-1node"].update(log="missing.txt"),
          "gpu_systems.abci-a100-1node.log: .*missing.txt: file not found"),
+        (lambda c: c["wallclock"]["clusters"]["oci-144"].update(intra_fabric="ndv2"),
+         "wallclock.clusters.oci-144.intra_fabric: 'ndv2' is not a flat fabric in fabrics"),
         (lambda c: c["figures"].update(nccl_choice={"system": "nowhere"}),
          "figures.nccl_choice.system: no system 'nowhere' in gpu_systems"),
         (lambda c: c["figures"].update(nccl_choice={"system": "abci-a100-1node", "nodes": [1, 0]}),
@@ -184,7 +186,7 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
         (lambda c: c["wallclock"]["clusters"]["abci-16"].update(nic_per_nod=1),
          "wallclock.clusters.abci-16.nic_per_nod: unknown key; did you mean nic_per_node? valid: "
          "fabric, allreduce, table, ranks, ranks_per_node, nic_per_node, cores_per_node, library, "
-         "node, itemsize, description, source"),
+         "node, itemsize, intra_fabric, description, source"),
     ],
 )  # fmt: skip
 def test_schema_violations_are_one_line_naming_the_key(change, line):

@@ -37,7 +37,8 @@ def test_a_stream_table_gives_the_per_message_occupancy():
         REPO
         / "config/fabrics/sigma2_olivia_slingshot11_osu_latency_bibw_host_2nodes_openmpi_cxi.txt"
     )
-    assert fabrics.read_osu_stream(bibw) is None  # both directions at once: not one link's
+    both = fabrics.read_osu_stream(bibw)  # osu_bibw: its MB/s are both directions' sum
+    assert both.nbytes[0] == 1 and both.seconds[0] == pytest.approx(2 / 2.87e6)
     link = fabrics.build("abci", {"measurements": str(ABCI.relative_to(REPO))}, REPO).link
     gap, per_byte = link.occupancy
     assert 1.5e-7 < gap < 2.5e-7 and 1 / per_byte == pytest.approx(46e9, rel=0.1)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from collectives import registry
 from collectives.model import ladder, library_rules, theory
@@ -15,8 +18,9 @@ from collectives.model.fit import Points
 from collectives.model.replay import replay
 from collectives.run.measure import measure
 from collectives.run.record import Record, Timing
-from collectives.study import validation
+from collectives.study import fabrics, validation
 from collectives.study.aggregate import wallclock_table
+from collectives.transport.dry import dry_trace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -110,6 +114,7 @@ def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():
 
 
 INTER = Fabric("ib", "given", LinkClass(2e-6, 1e-10))
+SHM = Fabric("shm", "given", LinkClass(5e-7, 2e-10))  # a single-node osu_latency's fit
 ABCI_16 = "config/fabrics/abci_anode_osu_allreduce_host_16ranks_ib_hdr_2nodes.txt"
 FLAT_ALGORITHMS = ["ring", "recursive_doubling", "rabenseifner"]
 
@@ -117,9 +122,9 @@ FLAT_ALGORITHMS = ["ring", "recursive_doubling", "rabenseifner"]
 @pytest.fixture(scope="module")
 def clusters():
     entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": ABCI_16,
-             "itemsize": 4}  # as the schema fills it in  # fmt: skip
-    return validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
-                                             REPO)  # fmt: skip
+             "itemsize": 4, "intra_fabric": "shm"}  # as the schema fills it in  # fmt: skip
+    return validation.clusters_against_clock({"abci": entry}, {"ib": INTER, "shm": SHM},
+                                             FLAT_ALGORITHMS, REPO)  # fmt: skip
 
 
 def test_without_a_library_the_cheapest_algorithm_is_predicted(clusters):
@@ -136,7 +141,7 @@ def test_without_a_library_the_cheapest_algorithm_is_predicted(clusters):
     assert (clusters.protocol_s == clusters.predicted_s).all()
 
 
-def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_the_intra_link(tmp_path):
+def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_is_a_rung_apart(tmp_path):
     # a single-node log made from known intra-node alpha and beta under Open MPI 4.0's rule
     alpha, beta, sizes = 5e-7, 2e-10, [4 << k for k in range(0, 22, 3)]
     lines = ["# OSU MPI Allreduce Latency Test v5.7", "# Size       Avg Latency(us)"]
@@ -148,29 +153,39 @@ def test_the_library_s_rule_picks_the_algorithm_and_a_node_log_the_intra_link(tm
     (tmp_path / "run.txt").write_text((REPO / ABCI_16).read_text())
     entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "allreduce": "run.txt",
              "library": "openmpi-4.0", "node": {"allreduce": "node.txt", "ranks": 8},
-             "itemsize": 4}  # fmt: skip
+             "itemsize": 4, "intra_fabric": "ib"}  # fmt: skip
     intra = validation.node_link(entry, 4, tmp_path)
     assert (intra.alpha, intra.beta) == pytest.approx((alpha, beta), rel=1e-6)
     table = validation.clusters_against_clock({"abci": entry}, {"ib": INTER}, FLAT_ALGORITHMS,
                                               tmp_path)  # fmt: skip
     expected = [library_rules.library_choice("openmpi-4.0", 16, b, 4) for b in table.message_bytes]
     assert list(table.algorithm) == expected and set(table.library) == {"openmpi-4.0"}
-    assert (table.intra == "node log").all()
-    assert (table.structure_s < table.alpha_beta_s).any()  # cheaper links inside the nodes
+    # the headline never uses the cluster's own collective log: its intra link is the
+    # configured one (here the network's), and the node log's variant is a column apart
+    assert (table.intra == "ib").all() and (table.structure_s >= table.gamma_s).all()
+    assert (table.node_log_s < table.predicted_s).any()  # cheaper links inside the nodes
+    with_node_log = validation.cluster_fabric("abci", entry, INTER, intra)
+    top = ladder.rungs(with_node_log)[ladder.MODELS[-1]]
+    for row in table.itertuples():
+        trace = dry_trace(registry.get(row.algorithm).at_defaults(16), 16,
+                          row.message_bytes // 4, 4)  # fmt: skip
+        assert row.node_log_s == pytest.approx(replay(trace, top, pipelined=True))
 
 
-def test_a_measured_stream_lets_latency_overlap_on_a_shared_nic():
+def test_a_latency_never_holds_a_shared_nic_and_a_measured_stream_s_gap_does():
     # 2 nodes x 8 ranks, one NIC each: recursive doubling's last round sends 8 messages per
-    # node through it. Holding the NIC for alpha (alpha-beta) queues them 8 deep; holding it
-    # for the gap g measured with messages in flight lets their latency overlap.
-    inter = Fabric("ib", "measured", LinkClass(2e-6, 1e-10, occupancy=(2e-7, 1e-10)))
+    # node through it. Without a stream a message holds the NIC for its bytes·β alone, so
+    # their latencies overlap; with one, for the gap g measured with messages in flight.
+    stream = LinkClass(2e-6, 1e-10, occupancy=(2e-7, 1e-10))
     entry = {"fabric": "ib", "ranks": 16, "ranks_per_node": 8, "nic_per_node": 1,
-             "allreduce": ABCI_16, "itemsize": 4}  # fmt: skip
-    table = validation.clusters_against_clock({"x": entry}, {"ib": inter},
-                                              ["recursive_doubling"], REPO)  # fmt: skip
-    small = table.iloc[0]  # 4 bytes: 3 intra rounds on the same link, then 1 shared round
-    assert small.structure_s == pytest.approx(3 * 2e-6 + 8 * 2e-6, rel=1e-3)
-    assert small.resources_s == pytest.approx(3 * 2e-6 + 2e-6 + 7 * 2e-7, rel=1e-3)
+             "allreduce": ABCI_16, "itemsize": 4, "intra_fabric": "ib"}  # fmt: skip
+    for link, shared_round in ((INTER.link, 2e-6), (stream, 2e-6 + 7 * 2e-7)):
+        given = {"ib": Fabric("ib", "measured", link)}
+        table = validation.clusters_against_clock({"x": entry}, given,
+                                                  ["recursive_doubling"], REPO)  # fmt: skip
+        small = table.iloc[0]  # 4 bytes: 3 intra rounds on the same link, 1 shared round
+        assert small.structure_s == pytest.approx(4 * 2e-6, rel=1e-3)
+        assert small.resources_s == pytest.approx(3 * 2e-6 + shared_round, rel=1e-3)
 
 
 def test_no_clusters_still_make_a_readable_table(tmp_path):
@@ -214,3 +229,40 @@ def test_the_summary_judges_the_model_s_choices():
     # leads at 80 B only to lose at 800 B, so it never takes over: no crossover
     assert row.predicted_crossover_bytes == pytest.approx(80 + 720 * 1 / 2)
     assert pd.isna(row.measured_crossover_bytes)
+
+
+SHIPPED = yaml.safe_load((REPO / "config/config.yaml").read_text())
+PARTIAL = {  # what a cluster can leave out: its stream table, its library's rule, both
+    "every input": lambda entry, link: (entry, link),
+    "no stream table": lambda entry, link: (entry, replace(link, occupancy=None)),
+    "no library": lambda entry, link: (
+        {k: v for k, v in entry.items() if k not in ("library", "node")}, link),
+}  # fmt: skip
+PARTIAL["neither"] = lambda entry, link: PARTIAL["no library"](*PARTIAL["no stream table"](
+    entry, link))  # fmt: skip
+
+
+@pytest.mark.parametrize("cluster", list(SHIPPED["wallclock"]["clusters"]))
+def test_partial_inputs_never_make_a_rung_worse_than_the_rung_below(cluster, tmp_path):
+    # every third size of the cluster's own osu_allreduce, to keep the test short
+    entry = {**SHIPPED["wallclock"]["clusters"][cluster], "itemsize": 4}
+    entry.setdefault("intra_fabric", "shm-xeon")
+    measured = fabrics.read_osu_latency(REPO / entry.pop("allreduce"), entry.pop("table", None))
+    rows = [f"{int(b)} {s * 1e6}" for b, s in zip(measured.nbytes[::3], measured.seconds[::3],
+                                                  strict=True)]  # fmt: skip
+    log = tmp_path / "allreduce.txt"
+    log.write_text("# OSU MPI Allreduce Latency Test\n# Size Avg Latency(us)\n" + "\n".join(rows))
+    built = {name: fabrics.build(name, SHIPPED["fabrics"][name], REPO)
+             for name in (entry["fabric"], entry["intra_fabric"])}  # fmt: skip
+    for inputs, leave_out in PARTIAL.items():
+        inter = built[entry["fabric"]]
+        given, link = leave_out({**entry, "allreduce": str(log)}, inter.link)
+        table = validation.clusters_against_clock(
+            {cluster: given}, {**built, inter.name: replace(inter, link=link)},
+            FLAT_ALGORITHMS, REPO,
+        )  # fmt: skip
+        errors = {m: (table[ladder.column(m)] / table.measured_s - 1).abs().to_numpy()
+                  for m in ladder.MODELS}  # fmt: skip
+        for below, above in itertools.pairwise(ladder.MODELS):
+            low, _ = validation.median_difference_interval(errors[above], errors[below])
+            assert low <= 0, f"{cluster}, {inputs}: {above} worse than {below} beyond the interval"

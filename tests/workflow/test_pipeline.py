@@ -30,10 +30,11 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
           "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
-          "validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv"]  # fmt: skip
+          "validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv",
+          "nccl_choice_map.csv"]  # fmt: skip
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
            "structure", "workloads", "wallclock", "validation", "gpu_systems",
-           "tuned_vs_default"]  # fmt: skip
+           "nccl_choice", "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config
 
 
@@ -49,7 +50,8 @@ def test_every_table_is_written(workdir):
     }  # fmt: skip
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
     assert set(costs.fabric) == {"infiniband", "ethernet", "ib-hdr-abci", "roce-40gbe",
-                                 "csv-example", "two-level", "local", "local-mpi"}  # fmt: skip
+                                 "csv-example", "two-level", "local", "local-mpi",
+                                 "shm-xeon"}  # fmt: skip
 
 
 def test_times_are_replayed_and_equal_the_closed_form_on_flat_fabrics(workdir):
@@ -141,7 +143,7 @@ def test_a_changed_trace_is_replayed_again(workdir):
     trace.write_bytes(content)
     os.utime(trace, ns=(before.st_atime_ns, before.st_mtime_ns))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
-    assert jobs["replay"] == "8" and "costs" in jobs  # every fabric's, and what follows
+    assert jobs["replay"] == "9" and "costs" in jobs  # every fabric's, and what follows
     assert "measure" not in jobs and jobs["aggregate"] == "1"  # which checks it first
     summary = snakemake(workdir, "--detailed-summary")
     replays = [line for line in summary.stdout.splitlines() if "/replay/" in line.split("\t")[0]]
@@ -262,7 +264,8 @@ def test_the_model_meets_the_clock(workdir):
         assert (validation[ladder.column(model)] > 0).all()
     clusters = pd.read_csv(workdir / "results/tables/validation_clusters.csv")
     assert len(clusters) == 24 and set(clusters.cluster) == {"abci-16"}
-    assert set(clusters.library) == {"openmpi-4.0"} and (clusters.intra == "node log").all()
+    assert set(clusters.library) == {"openmpi-4.0"} and (clusters.intra == "shm-xeon").all()
+    assert (clusters.node_log_s > 0).all()  # the node log's variant, labelled apart
     for model in ladder.MODELS:
         assert (clusters[ladder.column(model)] > 0).all()
     summary = pd.read_csv(workdir / "results/tables/validation_summary.csv")

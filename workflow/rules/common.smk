@@ -253,9 +253,15 @@ def exchange_runs():
 
 
 def cluster_fabrics():
-    """The fabric (JSON) of each cluster's inter-node link."""
+    """The fabrics (JSON) of each cluster's links between and inside its nodes."""
     clusters = WALLCLOCK.clusters.values() if WALLCLOCK else []
-    return sorted({paths.FABRIC.format(fabric=entry["fabric"]) for entry in clusters})
+    return sorted(
+        {
+            paths.FABRIC.format(fabric=entry[key])
+            for entry in clusters
+            for key in ("fabric", "intra_fabric")
+        }
+    )
 
 
 def cluster_logs():

@@ -8,8 +8,10 @@ receiver's clock to at least that end. A reduction of n elements adds n * gamma 
 On a two-level fabric the fabric's topology says which ranks share a node; messages between
 nodes use the inter-node class and, where the topology shares NIC ports, also one of the
 sender's NIC send ports and one of the receiver's NIC receive ports (the node's k pooled
-ports, or its rail's one): a message takes the port free earliest, and waits for it. The
-completion time is the largest clock.
+ports, or its rail's one): a message takes the port free earliest, and waits for it, and
+holds it for its bytes * beta (its measured occupancy when pipelined): the ranks sharing a
+NIC wait for each other's bytes, never for each other's latencies. The completion time is
+the largest clock.
 
 With `cores` (the resources layer of collectives.model.ladder), the ranks of a node also
 share that many cores: a send holds one of its node's cores for `share` of the time it holds
@@ -142,6 +144,7 @@ def replay(
     topology = fabric.topology
     node = topology.nodes_of(np.arange(n)).tolist()
     crossing, durations, holds = _prices(trace, fabric, pipelined)
+    nic_holds = _nic_holds(trace, fabric, pipelined).tolist()
     on_crossbar = _on_crossbar(fabric, crossing).tolist()
     crossing, holds = crossing.tolist(), holds.tolist()
     lags = (durations - np.asarray(holds)).tolist()  # latency overlapping other messages
@@ -180,9 +183,9 @@ def replay(
                 start = ready if ready > s else s
                 if crosses and shared and pools is not None:
                     port, core = nic_out[nic[rank]], pools[owner[rank]]
-                    start = _together(port, duration, core, share * duration, start)
+                    start = _together(port, nic_holds[i], core, share * duration, start)
                 elif crosses and shared:
-                    start = nic_out[nic[rank]].acquire(start, duration)
+                    start = nic_out[nic[rank]].acquire(start, nic_holds[i])
                 elif pools is not None:
                     start = pools[owner[rank]].acquire(start, share * duration)
                 s = start + duration
@@ -201,9 +204,9 @@ def replay(
                 start = sent if sent > q else q
                 if crosses and shared and pools is not None:
                     port, core = nic_in[nic[rank]], pools[owner[rank]]
-                    start = _together(port, duration, core, share * duration, start)
+                    start = _together(port, nic_holds[i], core, share * duration, start)
                 elif crosses and shared:
-                    start = nic_in[nic[rank]].acquire(start, duration)
+                    start = nic_in[nic[rank]].acquire(start, nic_holds[i])
                 elif pools is not None:
                     start = pools[owner[rank]].acquire(start, share * duration)
                 q = start + duration
@@ -250,6 +253,17 @@ def _prices(
         held(intra, intra.times(amounts)),
     )
     return crossing, durations, np.where(is_message, holds, durations)
+
+
+def _nic_holds(trace: Trace, fabric: Fabric, pipelined: bool) -> np.ndarray:
+    """Per event: how long a message between nodes holds its node's shared NIC port: its
+    measured occupancy when pipelined, else its bytes·β. A latency never holds a NIC: the
+    ranks sharing it wait for each other's bytes, not for each other's latencies."""
+    amounts = trace.amount.astype(float)
+    link = fabric.link
+    if pipelined and link.occupancy is not None:
+        return link.holds(amounts)
+    return amounts * link.beta
 
 
 def _on_crossbar(fabric: Fabric, crossing: np.ndarray) -> np.ndarray:

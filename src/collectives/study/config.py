@@ -468,12 +468,20 @@ def _calibration(
             )
 
 
+# A cluster's messages inside a node, without a single-node point-to-point log of its own:
+# the shipped shared-memory osu_latency (two ranks on one Xeon socket, Open MPI), never the NIC.
+DEFAULT_INTRA_FABRIC = "shm-xeon"
+
+
 def _clusters(clusters: dict[str, Any], fabrics: dict[str, str], basedir: Path) -> None:
     """Each cluster's fabric is flat, and its osu_allreduce file parses."""
     for name, entry in clusters.items():
         key = f"wallclock.clusters.{name}"
         if fabrics.get(entry["fabric"]) not in ("given", "measured"):
             raise ConfigError(f"{key}.fabric: {entry['fabric']!r} is not a flat fabric in fabrics")
+        intra = entry.setdefault("intra_fabric", DEFAULT_INTRA_FABRIC)
+        if fabrics.get(intra) not in ("given", "measured"):
+            raise ConfigError(f"{key}.intra_fabric: {intra!r} is not a flat fabric in fabrics")
         logs = [("allreduce", entry)] + (
             [("node.allreduce", entry["node"])] if "node" in entry else []
         )

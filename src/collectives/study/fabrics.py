@@ -33,7 +33,10 @@ MAX_BANDWIDTH = 1e13  # bytes per second
 # misses by 30-70% (the shipped osu_latency files), a line that misses by more than half
 # describes the link poorly. An entry's `max_fit_error` accepts more, knowingly.
 MAX_FIT_ERROR = 0.5
-STREAM_TESTS = re.compile(r"# OSU MPI (Bandwidth Test|Multiple Bandwidth / Message Rate)")
+STREAM_TESTS = re.compile(
+    r"# OSU MPI (Bandwidth Test|Multiple Bandwidth / Message Rate|Bi-Directional Bandwidth Test)"
+)
+BIDIRECTIONAL = "Bi-Directional"  # osu_bibw: its MB/s are both directions' sum
 
 
 class FabricError(ValueError):
@@ -126,18 +129,22 @@ def read_osu_latency(path: Path, table: int | None = None) -> Points:
 
 
 def read_osu_stream(path: Path, table: int | None = None) -> Points | None:
-    """The per-message time of a stream of messages, from the `table`-th one-way bandwidth
-    table (1-based) of an OSU output (osu_bw, or osu_mbw_mr with one pair: many messages in
-    flight), or its only one when `table` is None, as size / bandwidth; None if the file has
-    no such table. OSU's MB/s are 10^6 bytes/s."""
+    """The per-message time of a stream of messages, from the `table`-th bandwidth table
+    (1-based) of an OSU output (osu_bw, osu_mbw_mr with one pair: many messages in flight;
+    osu_bibw, read as the sum of both directions), or its only one when `table` is None, as
+    size / one direction's bandwidth; None if the file has no such table. OSU's MB/s are
+    10^6 bytes/s."""
     tables = [t for t in _osu_tables(path) if STREAM_TESTS.search(t.title)]
     if not tables:
         if table is not None:
             raise FabricError(f"{path}: bandwidth_table {table} requested, the file has none "
                               "(an osu_bw or osu_mbw_mr table)")  # fmt: skip
         return None
-    rows = _chosen(path, tables, table, "bandwidth", "bandwidth_table").rows(path, "size MB/s")
-    return _points(path, [size for size, _ in rows], [size / (mbs * 1e6) for size, mbs in rows])
+    chosen = _chosen(path, tables, table, "bandwidth", "bandwidth_table")
+    directions = 2 if BIDIRECTIONAL in chosen.title else 1
+    rows = chosen.rows(path, "size MB/s")
+    seconds = [size * directions / (mbs * 1e6) for size, mbs in rows]
+    return _points(path, [size for size, _ in rows], seconds)
 
 
 def _chosen(

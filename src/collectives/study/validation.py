@@ -25,7 +25,7 @@ from ..model.crossing import takes_over
 from ..model.fabric import Fabric, LinkClass
 from ..model.fit import Points
 from ..model.library_rules import library_choice
-from ..model.replay import Cores
+from ..model.replay import Cores, replay
 from ..transport.dry import dry_trace
 from ..transport.trace import Trace
 from .fabrics import fitted_link, read_osu_latency
@@ -125,12 +125,9 @@ def node_link(entry: dict[str, Any], itemsize: int, base: Path) -> LinkClass:
     return fitted_link(f"{entry['fabric']} node", Points(np.array(sizes), np.array(seconds)))
 
 
-def cluster_fabric(name: str, entry: dict[str, Any], inter: Fabric, base: Path) -> Fabric:
-    """A cluster as a two-level fabric: its osu_latency fit between nodes, its node log's
-    fit inside them (or the same link, assumed, without a node log), its ranks per node
-    sharing `nic_per_node` NIC ports."""
-    itemsize = entry["itemsize"]  # the schema's default filled in
-    intra = node_link(entry, itemsize, base) if "node" in entry else inter.link
+def cluster_fabric(name: str, entry: dict[str, Any], inter: Fabric, intra: LinkClass) -> Fabric:
+    """A cluster as a two-level fabric: its osu_latency fit between nodes, `intra` inside
+    them, its ranks per node sharing `nic_per_node` NIC ports."""
     return Fabric(
         name=name,
         kind="structured",
@@ -153,16 +150,24 @@ def clusters_against_clock(
     known) or else of the cheapest, and the cheapest algorithm's time beside it.
 
     Between nodes the link is the fit of the system's osu_latency; inside a node, the fit
-    of its single-node osu_allreduce (`node`), or the same link where it has none; the
-    ranks of a node share its NICs, and its cores where it has more ranks than cores (a
-    rank pinned to a core of its own never waits for one). γ is not known for a cluster:
-    the +gamma rung equals alpha-beta, and a node log's fit carries the reductions' cost.
+    of its `intra_fabric` (a single-node osu_latency, by default the shipped shared-memory
+    one), never the NIC's; the ranks of a node share its NICs, and its cores where it has
+    more ranks than cores (a rank pinned to a core of its own never waits for one). γ is
+    not known for a cluster: the +gamma rung equals alpha-beta. No collective timing of
+    the cluster calibrates its prediction; where it has a single-node osu_allreduce
+    (`node`), `node_log_s` is the top model with that log's fit inside the nodes instead,
+    labelled apart and never the headline.
     """
     rows = []
     for name, entry in clusters.items():
         inter = fabrics[entry["fabric"]]
-        fabric = cluster_fabric(name, entry, inter, base)
+        fabric = cluster_fabric(name, entry, inter, fabrics[entry["intra_fabric"]].link)
         rungs = ladder.rungs(fabric)
+        node_top = None  # the top rung's fabric with the node log's fit inside the nodes
+        if "node" in entry:
+            node_intra = node_link(entry, entry["itemsize"], base)
+            node_fabric = cluster_fabric(name, entry, inter, node_intra)
+            node_top = ladder.rungs(node_fabric)[ladder.MODELS[-1]]
         cores_per_node = entry.get("cores_per_node", fabric.ranks_per_node)
         cores = Cores(cores_per_node) if cores_per_node < fabric.ranks_per_node else None
         measured = read_osu_latency(base / entry["allreduce"], entry.get("table"))
@@ -171,11 +176,12 @@ def clusters_against_clock(
         for nbytes, seconds in zip(measured.nbytes, measured.seconds, strict=True):
             elements = max(1, int(nbytes) // itemsize)
             ran = library_choice(library, ranks, elements * itemsize, itemsize) if library else None
-            times = {}
+            times, traces = {}, {}
             for algorithm in dict.fromkeys([*applying, *([ran] if ran else [])]):
                 chosen = registry.get(algorithm)
                 counts = chosen.predict(ranks, elements, itemsize)
                 trace = dry_trace(chosen.at_defaults(ranks), ranks, elements, itemsize)
+                traces[algorithm] = trace
                 times[algorithm] = ladder.predict(
                     trace, counts.rounds, counts.bytes_critical, rungs, cores
                 )
@@ -192,13 +198,18 @@ def clusters_against_clock(
                     "ranks": ranks,
                     "ranks_per_node": fabric.ranks_per_node,
                     "library": library or "",
-                    "intra": "node log" if "node" in entry else "assumed: the inter-node link",
+                    "intra": entry["intra_fabric"],
                     "message_bytes": int(nbytes),
                     "measured_s": float(seconds),
                     "algorithm": ran or cheapest,
                     **{ladder.column(m): predicted[m] for m in ladder.MODELS},
                     "cheapest_algorithm": cheapest,
                     "cheapest_s": times[cheapest][ladder.MODELS[-1]],
+                    "node_log_s": (
+                        replay(traces[ran or cheapest], node_top, cores, pipelined=True)
+                        if node_top
+                        else np.nan
+                    ),
                 }
             )
     table = pd.DataFrame(rows, columns=CLUSTER_COLUMNS[:-2])
@@ -210,7 +221,20 @@ def clusters_against_clock(
 CLUSTER_COLUMNS = ["cluster", "fabric", "ranks", "ranks_per_node", "library", "intra",
                    "message_bytes", "measured_s", "algorithm",
                    *map(ladder.column, ladder.MODELS), "cheapest_algorithm", "cheapest_s",
-                   "predicted_s", "rel_error"]  # fmt: skip
+                   "node_log_s", "predicted_s", "rel_error"]  # fmt: skip
+
+
+def median_difference_interval(
+    first: np.ndarray, second: np.ndarray, confidence: float = 0.9, resamples: int = 2000
+) -> tuple[float, float]:
+    """The bootstrap interval of median(first) - median(second) over paired points (the
+    same sizes resampled for both), at `confidence`; seeded, so a rerun gives the same."""
+    first, second = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    picks = np.random.default_rng(0).integers(0, len(first), size=(resamples, len(first)))
+    differences = np.median(first[picks], axis=1) - np.median(second[picks], axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(differences, [tail, 1 - tail])
+    return float(low), float(high)
 
 
 def within_factor(rel_error: pd.Series, factor: float) -> pd.Series:
