@@ -72,7 +72,10 @@ def test_2_20_3_searches_by_generation_and_raises_the_trees_nvlink_speed_on_two_
     # sm_90: 16 channels (the search's most); 16 x 24 exceeds 18 x 20.6, so 22 (sm_90's list)
     assert nccl.search(P5, newer) == nccl.Graph(16, 12.0)
     assert nccl.tree_search(P5, newer) == nccl.Graph(16, 22.0)
-    assert nccl.tree_search(ONE_NODE, RELEASE) == nccl.search(ONE_NODE, RELEASE)
+    # a ring doubled to 14 GB/s, off the list: the tree searches at 12 and raises to 24
+    doubled = nccl.System(16, 2, 80, 12, 4, 28.0, amd_cpu=False)
+    assert nccl.search(doubled, newer) == nccl.Graph(8, 14.0)
+    assert nccl.tree_search(doubled, newer) == nccl.Graph(8, 24.0)
 
 
 def test_2_20_3_tuning_by_hand():
@@ -88,7 +91,21 @@ def test_2_20_3_tuning_by_hand():
     # tree Simple: min(96 x 0.92, 4 x 23.6) / 2
     assert tuned["tree", "Simple"][1] == pytest.approx(96 * 0.92 / 2)
     assert ("ring", "LL128") in nccl.tuning(P5, newer)  # LL128 is on for Hopper too
-    # the ring's plateau from 64 bytes per rank and channel on, x 1.4 from sm_80 on
-    for size, factor in ((4095, 1.0), (4096, 1.4)):
+    # the ring's plateau from 64 bytes per rank and launched channel (the graph's 4, doubled)
+    assert nccl.launched_channels(P4DE, newer) == 8
+    for size, factor in ((8191, 1.0), (8192, 1.4)):
         seconds = nccl.algorithm_time(P4DE, newer, tuned, "ring", "Simple", size)
         assert seconds == pytest.approx((latency * factor + size / (1000 * bandwidth)) * 1e-6)
+
+
+def test_one_gpu_a_node_steps_over_pci_and_its_tree_is_nccl_s_tree_pattern():
+    newer = nccl.NCCL_2_20_3
+    spread = nccl.System(4, 4, 80, 12, 4, 12.5, amd_cpu=False)  # a DP group: one GPU a node
+    assert nccl.step_latency(spread, newer, "tree", "LL128", "nvlink") == 1.9  # PCI's
+    assert nccl.step_latency(spread, newer, "ring", "LL", "nvlink") == 1.0  # Intel's overhead
+    together = nccl.System(8, 4, 80, 12, 4, 12.5, amd_cpu=False)
+    alone = nccl.bus_bandwidth(spread, newer, "tree", "Simple")
+    assert alone == pytest.approx(0.85 * min(48 * 0.92, 4 * 17.8))
+    assert nccl.bus_bandwidth(together, newer, "tree", "Simple") == pytest.approx(48 * 0.92)
+    # 2.8.4 has no such factor
+    assert nccl.bus_bandwidth(spread, RELEASE, "tree", "Simple") == pytest.approx(48 * 0.92)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from collectives.model.fabric import LinkClass
 from collectives.model.fit import Points
 from collectives.model.protocol import Segment, fit_segments, segment_times
 
@@ -63,3 +64,9 @@ def test_no_negative_coefficients():
 def test_too_few_points():
     with pytest.raises(ValueError, match="needs 3 points"):
         fit_segments(Points(np.array([1.0, 2.0]), np.array([1.0, 2.0])))
+
+
+def test_a_message_s_bytes_take_its_segment_s_beta():
+    link = LinkClass(9.0, 9.0, segments=(Segment(100, 1.0, 0.5), Segment(math.inf, 2.0, 0.1)))
+    assert list(link.byte_times(np.array([10.0, 1000.0]))) == pytest.approx([5.0, 100.0])
+    assert list(LinkClass(1.0, 0.5).byte_times(np.array([10.0]))) == [5.0]

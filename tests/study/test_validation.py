@@ -265,4 +265,4 @@ def test_partial_inputs_never_make_a_rung_worse_than_the_rung_below(cluster, tmp
                   for m in ladder.MODELS}  # fmt: skip
         for below, above in itertools.pairwise(ladder.MODELS):
             low, _ = validation.median_difference_interval(errors[above], errors[below])
-            assert low <= 0, f"{cluster}, {inputs}: {above} worse than {below} beyond the interval"
+            assert low <= 1e-9, f"{cluster}, {inputs}: {above} worse than {below}, beyond chance"

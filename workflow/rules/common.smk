@@ -174,6 +174,12 @@ def pingpong_iterations(wildcards):
     return pingpong_settings(calibrating_fabric(wildcards))["iterations"]
 
 
+def calibration_options(wildcards):
+    """`collectives calibrate`'s launches and agreement, from the ping-pong's settings."""
+    settings = pingpong_settings(calibrating_fabric(wildcards))
+    return f"--launches {settings['launches']} --agreement {settings['agreement']}"
+
+
 def calibrating_fabric(wildcards):
     """The ping-pong fabric a timing job's settings come from: its own, or its transport's."""
     if "fabric" in wildcards.keys():

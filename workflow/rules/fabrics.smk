@@ -21,11 +21,13 @@ rule pingpong:
     params:
         sizes=pingpong_sizes,
         iterations=pingpong_iterations,
+        calibration=calibration_options,
         launcher=timing_command,
         transport=timing_transport,
     shell:
-        "{params.launcher} pingpong --transport {params.transport} --sizes {params.sizes}"
-        " --iterations {params.iterations} --output {output.points}"
+        "collectives calibrate {params.calibration} --what 'ping-pong {wildcards.fabric}'"
+        " --output {output.points} -- {params.launcher} pingpong --transport"
+        " {params.transport} --sizes {params.sizes} --iterations {params.iterations}"
         " --reduce-output {output.reductions} 2> {log}"
 
 

@@ -56,9 +56,12 @@ rule exchange:
         launcher=timing_command,
         sizes=pingpong_sizes,
         iterations=pingpong_iterations,
+        calibration=calibration_options,
     shell:
-        "{params.launcher} exchange --transport {wildcards.transport} --ranks {wildcards.ranks}"
-        " --sizes {params.sizes} --iterations {params.iterations} --output {output} 2> {log}"
+        "collectives calibrate {params.calibration}"
+        " --what 'exchange {wildcards.transport} N={wildcards.ranks}' --output {output} --"
+        " {params.launcher} exchange --transport {wildcards.transport} --ranks {wildcards.ranks}"
+        " --sizes {params.sizes} --iterations {params.iterations} 2> {log}"
 
 
 rule wallclock_table:

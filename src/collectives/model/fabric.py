@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .fit import Fit
-from .protocol import Segment, segment_times
+from .protocol import Segment, segment_byte_times, segment_times
 from .topology import FLAT, Topology
 
 
@@ -44,6 +44,13 @@ class LinkClass:
         if self.segments:
             return segment_times(self.segments, nbytes)
         return self.alpha + nbytes * self.beta
+
+    def byte_times(self, nbytes: np.ndarray) -> np.ndarray:
+        """Many messages' bytes·β (by their size's segment if the class has segments): the
+        time their bytes take, without the latency."""
+        if self.segments:
+            return segment_byte_times(self.segments, nbytes)
+        return nbytes * self.beta
 
     def holds(self, nbytes: np.ndarray) -> np.ndarray:
         """How long each message holds its ports (LogGP's g + G·bytes, measured with many

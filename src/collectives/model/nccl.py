@@ -9,7 +9,8 @@ init.cc (16 search channels at most). NCCL's inputs come from its topology searc
 this module states in a simplified form (`search`): every channel of a node's graph gets the
 same speed, the first of search.cc's speeds that a GPU's NVLink width and, across nodes, one
 NIC carry; as many channels as the GPU's width and the node's NICs hold; doubled at half
-speed when the speed is 25 GB/s or more (ncclTopoDupChannels). The network plugin's own
+speed when the speed is 25 GB/s or more (ncclTopoDupChannels; in 2.20.3 not for a GPU
+newer than sm_80 with more than 4 channels below 50 GB/s). The network plugin's own
 latency (the graph's latencyInter) is taken as 0, as InfiniBand's verbs plugin reports it.
 The protocols: LL carries 8 bytes of data in 16 (flags), LL128 120 in 128, Simple all of it,
 with a larger latency per step. NVLS and CollNet (NVSwitch and in-network reductions) are
@@ -42,6 +43,7 @@ class Release:
     tree_ll128_max_bw_per_channel: Rows
     tree_max_bw_per_channel: Rows
     tree_ll128_factor_across_nodes: float
+    tree_one_gpu_per_node_factor: float  # a tree of one GPU a node (search.cc's TREE pattern)
     sm80_bus_bw_cap: float | None  # 2.8.4 caps an sm_80 graph's bandwidth
     ll_nvlink_factor_across_nodes: float  # LL's NVLink step, when the run spans nodes
     ring_inter_steps_per_node: tuple[int, int]  # (a, b): a ring crosses 2(nodes·a - b) times
@@ -54,7 +56,7 @@ class Release:
     # an exact match first, then the first whose capability the GPU reaches
     speeds: dict[tuple[bool, bool], tuple[float, ...]]  # (across nodes, sm_90) -> GB/s
     max_search_channels: int
-    no_dup_after_sm80_below: float  # sm_90 graphs of > 4 channels below this GB/s: no doubling
+    no_dup_after_sm80_below: float  # after sm_80, > 4 channels below this GB/s: no doubling
     ll128_gpus: tuple[int, ...]  # compute capabilities LL128 is on for by default
 
 
@@ -82,6 +84,7 @@ NCCL_2_8_4 = Release(
         (0, 0): 26.5, (0, 1): 18.5, (0, 2): 10.0, (1, 0): 24.0, (1, 1): 22.5, (1, 2): 16.0,
     },
     tree_ll128_factor_across_nodes=0.915,
+    tree_one_gpu_per_node_factor=1.0,
     sm80_bus_bw_cap=235.0,
     ll_nvlink_factor_across_nodes=1.8,
     ring_inter_steps_per_node=(1, 1),
@@ -136,6 +139,7 @@ NCCL_2_20_3 = Release(
         (2, 0): 38.7, (2, 1): 41.4, (2, 2): 36.0,
     },
     tree_ll128_factor_across_nodes=120 / 128,
+    tree_one_gpu_per_node_factor=0.85,
     sm80_bus_bw_cap=None,
     ll_nvlink_factor_across_nodes=1.0,
     ring_inter_steps_per_node=(1, 0),
@@ -238,9 +242,23 @@ def tree_search(system: System, release: Release) -> Graph:
         return ring
     width = system.nvlinks * nvlink_width(release, system.compute_capability)
     faster = sorted(release.speeds[True, system.compute_capability >= 90])
-    carried = [s for s in faster if s >= ring.speed and s * ring.channels <= width]
-    reaching = [s for s in carried if s >= 2 * ring.speed]
-    return Graph(ring.channels, reaching[0] if reaching else max(carried, default=ring.speed))
+    # the tree's own search, on the ring's channels: the list's fastest speed within the
+    # ring's (a doubled ring's halved speed need not be on the list), raised from there
+    base = max((s for s in faster if s <= ring.speed), default=faster[0])
+    carried = [s for s in faster if s >= base and s * ring.channels <= width]
+    reaching = [s for s in carried if s >= 2 * base]
+    return Graph(ring.channels, reaching[0] if reaching else max(carried, default=base))
+
+
+def launched_channels(system: System, release: Release) -> int:
+    """The channels NCCL launches (comm->nChannels, which the ring's plateau reads): the
+    ring graph's doubled, up to twice the search's most (connect.cc's ncclTopoPostset), and
+    for sm_90 across nodes doubled again below 16 when the ring's speed is above 45 GB/s."""
+    ring = search(system, release)
+    channels = min(2 * release.max_search_channels, 2 * ring.channels)
+    if system.compute_capability == 90 and system.nodes > 1 and ring.speed > 45 and channels < 16:
+        channels *= 2
+    return channels
 
 
 def bus_bandwidth(system: System, release: Release, algorithm: str, protocol: str) -> float:
@@ -262,22 +280,28 @@ def bus_bandwidth(system: System, release: Release, algorithm: str, protocol: st
         return bus
     bus = min(bus * 0.92, graph.channels * release.tree_max_bw_per_channel[row, node_index])
     if protocol == "LL":
-        return min(bus / 3.8, ll_max)
-    if protocol == "LL128":
+        bus = min(bus / 3.8, ll_max)
+    elif protocol == "LL128":
         cap = graph.channels * release.tree_ll128_max_bw_per_channel[row, node_index]
         factor = 7 / 9 if system.nodes == 1 else release.tree_ll128_factor_across_nodes
-        return min(bus * factor, cap)
+        bus = min(bus * factor, cap)
+    if system.ranks == system.nodes:  # one GPU a node: search.cc's TREE pattern
+        bus *= release.tree_one_gpu_per_node_factor
     return bus
 
 
 def step_latency(
     system: System, release: Release, algorithm: str, protocol: str, link: str
 ) -> float:
-    """NCCL's latency (µs) of one step of an algorithm and protocol over `link` ('nvlink' or
-    'net'). When the run spans nodes, an LL NVLink step costs the release's factor more and
-    a ring's NVLink step at least the CPU's network overhead (three times it for Simple)."""
-    latency = release.hardware_latency[link][algorithm][PROTOCOLS.index(protocol)]
-    if link != "nvlink" or system.nodes == 1:
+    """NCCL's latency (µs) of one step of an algorithm and protocol over `link` ('nvlink'
+    inside a node, PCI's with one GPU a node as NCCL rates a graph without NVLink; 'net'
+    between nodes). When the run spans nodes, an LL step inside a node costs the release's
+    factor more and a ring's at least the CPU's network overhead (three times it for
+    Simple)."""
+    inside = link == "nvlink"
+    hardware = "pci" if inside and system.ranks == system.nodes else link
+    latency = release.hardware_latency[hardware][algorithm][PROTOCOLS.index(protocol)]
+    if not inside or system.nodes == 1:
         return latency
     if protocol == "LL":
         latency *= release.ll_nvlink_factor_across_nodes
@@ -335,7 +359,7 @@ def algorithm_time(
     if algorithm == "ring" and protocol == "Simple" and system.nodes > 1:
         share = system.ranks
         if release.plateau_per_channel:
-            share *= search(system, release).channels
+            share *= launched_channels(system, release)
         if nbytes / share >= release.plateau_bytes_per_rank:
             latency *= release.ring_simple_plateau[system.compute_capability >= 80]
     return (latency + nbytes / (1000 * bandwidth)) * 1e-6

@@ -95,8 +95,17 @@ def fit_segments(points: Points, max_segments: int = 4, min_points: int = 3) -> 
 
 def segment_times(segments: tuple[Segment, ...], nbytes: np.ndarray) -> np.ndarray:
     """Each message's time, priced by the segment its size falls in."""
+    alpha, beta = _segment_of(segments, nbytes)
+    return alpha + beta * nbytes
+
+
+def segment_byte_times(segments: tuple[Segment, ...], nbytes: np.ndarray) -> np.ndarray:
+    """Each message's bytes·β by the segment its size falls in: its time without latency."""
+    return _segment_of(segments, nbytes)[1] * nbytes
+
+
+def _segment_of(segments: tuple[Segment, ...], nbytes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The α and β of the segment each message's size falls in."""
     bounds = np.array([s.upto for s in segments[:-1]])
     which = np.searchsorted(bounds, nbytes, side="left")
-    alpha = np.array([s.alpha for s in segments])[which]
-    beta = np.array([s.beta for s in segments])[which]
-    return alpha + beta * nbytes
+    return np.array([s.alpha for s in segments])[which], np.array([s.beta for s in segments])[which]

@@ -263,7 +263,7 @@ def _nic_holds(trace: Trace, fabric: Fabric, pipelined: bool) -> np.ndarray:
     link = fabric.link
     if pipelined and link.occupancy is not None:
         return link.holds(amounts)
-    return amounts * link.beta
+    return link.byte_times(amounts)
 
 
 def _on_crossbar(fabric: Fabric, crossing: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("algorithms", help="list the registered algorithms")
     _pingpong_arguments(commands)
     _exchange_arguments(commands)
+    _calibrate_arguments(commands)
     _probe_arguments(commands)
     _library_arguments(commands)
     return parser
@@ -135,6 +136,33 @@ def _exchange_arguments(commands) -> None:
     )
     swap.add_argument("--ranks", type=int, default=2, help="N >= 2 (default 2)")
     _point_to_point_arguments(swap, "rounds")
+
+
+def _calibrate_arguments(commands) -> None:
+    from .calibrate import DEFAULT_AGREEMENT, DEFAULT_ATTEMPTS, DEFAULT_LAUNCHES
+
+    calibration = commands.add_parser(
+        "calibrate",
+        help="run a ping-pong or exchange in several launches and keep their median",
+        description="Run COMMAND (a pingpong or exchange command line, with its launcher) "
+        "several times, each writing to the --output added after it; write the median "
+        "per size with the launches' range (low_s, high_s). Launches that disagree beyond "
+        "--agreement are measured again; then the command fails naming the size.",
+    )
+    calibration.add_argument("--launches", type=int, default=DEFAULT_LAUNCHES,
+                             help=f"launches (default {DEFAULT_LAUNCHES})")  # fmt: skip
+    calibration.add_argument(
+        "--agreement", type=float, default=DEFAULT_AGREEMENT,
+        help=f"largest max/min of the launches' times at a size (default {DEFAULT_AGREEMENT:g})",
+    )  # fmt: skip
+    calibration.add_argument(
+        "--attempts", type=int, default=DEFAULT_ATTEMPTS,
+        help=f"tries before giving up (default {DEFAULT_ATTEMPTS})",
+    )  # fmt: skip
+    calibration.add_argument("--what", default="calibration", help="its name, for errors")
+    calibration.add_argument("--output", required=True, help="the merged CSV")
+    calibration.add_argument("measurement", nargs=argparse.REMAINDER,
+                             help="-- then the measurement's command line")  # fmt: skip
 
 
 def _probe_arguments(commands) -> None:
@@ -357,6 +385,20 @@ def _exchange(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    from .calibrate import calibrate  # only this command needs it
+
+    command = args.measurement[1:] if args.measurement[:1] == ["--"] else args.measurement
+    if not command:
+        raise UsageError("give the measurement's command after --")
+    try:
+        calibrate(command, Path(args.output), args.what, args.launches, args.agreement,
+                  args.attempts)  # fmt: skip
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
 def _probe(args: argparse.Namespace) -> int:
     from .probe import probe  # only this command needs it
 
@@ -425,6 +467,7 @@ COMMANDS = {
     "algorithms": _algorithms,
     "pingpong": _pingpong,
     "exchange": _exchange,
+    "calibrate": _calibrate,
     "probe": _probe,
     "library": _library,
     "mpiexec": _mpiexec,

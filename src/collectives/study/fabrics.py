@@ -138,7 +138,7 @@ def read_osu_stream(path: Path, table: int | None = None) -> Points | None:
     if not tables:
         if table is not None:
             raise FabricError(f"{path}: bandwidth_table {table} requested, the file has none "
-                              "(an osu_bw or osu_mbw_mr table)")  # fmt: skip
+                              "(an osu_bw, osu_mbw_mr or osu_bibw table)")  # fmt: skip
         return None
     chosen = _chosen(path, tables, table, "bandwidth", "bandwidth_table")
     directions = 2 if BIDIRECTIONAL in chosen.title else 1

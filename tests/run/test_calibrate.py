@@ -1,0 +1,78 @@
+"""A calibration in several launches: the median of the launches, their range, and launches
+that disagree measured again or refused in one line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from collectives.run.calibrate import calibrate
+from collectives.run.measure import MeasurementError
+
+# A stand-in measurement: launch k (counted in a state file) writes its own times per size.
+FAKE = """
+import sys, pathlib
+state, times = pathlib.Path(sys.argv[1]), [float(t) for t in sys.argv[2].split(",")]
+launch = int(state.read_text()) if state.exists() else 0
+state.write_text(str(launch + 1))
+out = pathlib.Path(sys.argv[sys.argv.index("--output") + 1])
+out.write_text("bytes,seconds\\n1,%g\\n1024,%g\\n" % (times[launch], 2 * times[launch]))
+"""
+
+
+def fake(tmp_path: Path, times: list[float]) -> list[str]:
+    """A command whose successive launches report `times` at 1 B (twice that at 1 KiB)."""
+    return [sys.executable, "-c", FAKE, str(tmp_path / "state"), ",".join(map(str, times))]
+
+
+def test_the_median_of_three_launches_with_their_range(tmp_path):
+    output = tmp_path / "points.csv"
+    times = calibrate(fake(tmp_path, [1.2e-6, 1.0e-6, 1.1e-6]), output, "ping-pong local")
+    assert times.shape == (3, 2)
+    lines = output.read_text().splitlines()
+    assert lines[0] == "bytes,seconds,low_s,high_s,launches"
+    size, median, low, high, launches = lines[1].split(",")
+    assert (int(size), int(launches)) == (1, 3)
+    assert (float(median), float(low), float(high)) == pytest.approx((1.1e-6, 1.0e-6, 1.2e-6))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["points.csv", "state"]  # no parts
+
+
+def test_launches_that_disagree_are_measured_again(tmp_path):
+    # the first attempt's second launch ran on a busy machine (5x); the second attempt agrees
+    output = tmp_path / "points.csv"
+    calibrate(fake(tmp_path, [1e-6, 5e-6, 1e-6, 1e-6, 1.1e-6, 1e-6]), output, "exchange")
+    assert float(output.read_text().splitlines()[1].split(",")[1]) == pytest.approx(1e-6)
+
+
+def test_launches_that_never_agree_stop_the_run_naming_the_calibration(tmp_path):
+    output = tmp_path / "points.csv"
+    with pytest.raises(MeasurementError) as caught:
+        calibrate(fake(tmp_path, [1e-6, 3e-6] * 3), output, "exchange queue N=2", launches=2)
+    message = str(caught.value)
+    assert message.startswith("exchange queue N=2: its 2 launches disagree 3.00x at 1 B")
+    assert "\n" not in message and "3 attempts" in message and not output.exists()
+
+
+def test_the_command_calibrates_a_real_ping_pong(tmp_path):
+    output = tmp_path / "pingpong.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "collectives", "calibrate", "--agreement", "50", "--output",
+         str(output), "--", sys.executable, "-m", "collectives", "pingpong", "--transport",
+         "queue", "--sizes", "1,4096", "--iterations", "20"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    table = np.loadtxt(output, delimiter=",", skiprows=1)
+    assert list(table[:, 0]) == [1, 4096] and (table[:, 4] == 3).all()
+    assert ((table[:, 2] <= table[:, 1]) & (table[:, 1] <= table[:, 3])).all()
+    assert (table[:, 1] > 0).all()
+
+
+def test_a_calibration_without_a_command_is_a_usage_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "collectives", "calibrate", "--output",
+                           str(tmp_path / "x.csv")], capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and "give the measurement's command after --" in done.stderr
