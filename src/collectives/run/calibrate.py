@@ -3,9 +3,11 @@
 A ping-pong or an exchange is launched `launches` times (each a fresh set of ranks, as the
 timed runs are); per message size the calibration is the median of the launches' times, and
 its interval the range of them (for three launches, an interval that holds the true median
-three times in four). Launches that disagree by more than `agreement` times at some size
-are measured again, up to `attempts` times; then the run stops with one line naming the
-calibration, the size and the spread.
+three times in four). The launches agree at a size when most of them lie within `agreement`
+times of their median: one launch the scheduler placed badly (two ranks on one core) is
+outvoted, not averaged in. Launches without such a majority at some size are measured
+again, up to `attempts` times; then the run stops with one line naming the calibration,
+the size and the spread.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .files import write_text
 from .measure import MeasurementError
 
 DEFAULT_LAUNCHES = 3
-DEFAULT_AGREEMENT = 2.0  # the largest max/min of the launches' times at any size
+DEFAULT_AGREEMENT = 2.0  # how far from the launches' median most of them must lie
 DEFAULT_ATTEMPTS = 3
 
 
@@ -36,13 +38,12 @@ def calibrate(
     low_s and high_s, and return the launches' times (launches x sizes)."""
     if launches < 1 or attempts < 1 or agreement < 1:
         raise ValueError("launches and attempts must be >= 1 and agreement >= 1")
-    spread, worst = 0.0, 0
     for _ in range(attempts):
         sizes, times = _launched(command, output, launches)
-        ratios = times.max(axis=0) / times.min(axis=0)
-        worst = int(np.argmax(ratios))
-        spread = float(ratios[worst])
-        if spread <= agreement:
+        median = np.median(times, axis=0)
+        near = (times <= median * agreement) & (times >= median / agreement)
+        split = np.flatnonzero(near.sum(axis=0) * 2 <= launches)
+        if not len(split):
             rows = "".join(
                 f"{int(size)},{median:.9e},{low:.9e},{high:.9e},{launches}\n"
                 for size, median, low, high in zip(
@@ -52,9 +53,11 @@ def calibrate(
             )  # fmt: skip
             write_text(output, "bytes,seconds,low_s,high_s,launches\n" + rows)
             return times
+    worst = split[0]
     raise MeasurementError(
-        f"{what}: its {launches} launches disagree {spread:.2f}x at {int(sizes[worst])} B "
-        f"(at most {agreement:g}x) in {attempts} attempts: the machine is too busy to calibrate"
+        f"{what}: its {launches} launches disagree at {int(sizes[worst])} B, no majority "
+        f"within {agreement:g}x of their median ({times[:, worst].min():.3g} to "
+        f"{times[:, worst].max():.3g} s) in {attempts} attempts: the machine is too busy"
     )
 
 

@@ -153,7 +153,7 @@ def _calibrate_arguments(commands) -> None:
                              help=f"launches (default {DEFAULT_LAUNCHES})")  # fmt: skip
     calibration.add_argument(
         "--agreement", type=float, default=DEFAULT_AGREEMENT,
-        help=f"largest max/min of the launches' times at a size (default {DEFAULT_AGREEMENT:g})",
+        help=f"most launches within this factor of their median (default {DEFAULT_AGREEMENT:g})",
     )  # fmt: skip
     calibration.add_argument(
         "--attempts", type=int, default=DEFAULT_ATTEMPTS,

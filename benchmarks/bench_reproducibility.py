@@ -1,0 +1,105 @@
+"""Benchmark of reproducibility: the validation stage run twice from clean results.
+
+    python benchmarks/bench_reproducibility.py [--cores 8] [--workdir DIR]
+
+Copies the workflow (Snakefile, workflow/, config/, profiles/) into a scratch directory,
+runs Snakemake there for the validation tables from empty results/, twice, and prints the
+two runs' summaries side by side: each (place, model)'s median |error| and each (transport,
+N)'s predicted/measured ring-recursive-doubling crossover, with the targets (medians
+within 10 points of each other, crossover ratios within 1.3x of each other).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOW = ("Snakefile", "workflow", "config", "profiles")
+TABLES = ("validation_summary.csv", "validation_crossover.csv")
+MEDIAN_POINTS = 0.10  # two runs' medians may differ by this much
+CROSSOVER_FACTOR = 1.3  # and their crossover ratios by this factor
+
+
+def run_validation(workdir: Path, cores: int) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+    """The validation stage from empty results/: its summary, its crossovers, its seconds."""
+    shutil.rmtree(workdir / "results", ignore_errors=True)
+    targets = [f"results/tables/{name}" for name in TABLES]
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", *targets, "--cores", str(cores)],
+        cwd=workdir, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(f"the validation stage failed:\n{done.stderr[-2000:]}")
+    seconds = time.perf_counter() - started
+    tables = workdir / "results/tables"
+    return (*(pd.read_csv(tables / name) for name in TABLES), seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cores", type=int, default=8)
+    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
+    args = parser.parse_args()
+    processor = platform.processor() or platform.machine()
+    print(f"machine: {platform.node()}: {os.cpu_count()} cores, {processor}, "
+          f"Python {platform.python_version()}")  # fmt: skip
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="reproducibility-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    for item in WORKFLOW:
+        source, target = REPO / item, workdir / item
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True)
+        else:
+            shutil.copy(source, target)
+    runs = []
+    for name in "AB":
+        runs.append(run_validation(workdir, args.cores))
+        shutil.copytree(workdir / "results/tables", workdir / f"tables_{name}", dirs_exist_ok=True)
+    for index, (_, _, seconds) in enumerate(runs):
+        print(f"run {'AB'[index]}: {seconds:.0f} s")
+
+    keys = ["where", "ranks", "model"]
+    (first, second) = (run[0].set_index(keys) for run in runs)
+    later = second[["median_abs_rel_error"]].add_suffix("_b")
+    both = first[["points", "median_abs_rel_error"]].join(later)
+    both["points_apart"] = (both.median_abs_rel_error - both.median_abs_rel_error_b).abs()
+    print("\nmedian |error| per place (N) and model, run A and run B:")
+    for (where, ranks, model), row in both.iterrows():
+        verdict = "ok" if row.points_apart <= MEDIAN_POINTS else "APART"
+        print(f"  {where:16} {ranks:4} {model:11} {row.median_abs_rel_error:7.0%} "
+              f"{row.median_abs_rel_error_b:7.0%}  {verdict}")  # fmt: skip
+    apart = int((both.points_apart > MEDIAN_POINTS).sum())
+    print(f"{apart} of {len(both)} medians more than {MEDIAN_POINTS:.0%} points apart "
+          f"(target: none)")  # fmt: skip
+
+    keys = ["transport", "ranks"]
+    crossings = []
+    for run in runs:
+        table = run[1].set_index(keys)
+        crossings.append(table.predicted_bytes / table.measured_bytes)
+    ratios = pd.concat(crossings, axis=1, keys=["A", "B"])
+    print("\ncrossover predicted/measured per transport and N, run A and run B:")
+    worse = 0
+    for (transport, ranks), row in ratios.iterrows():
+        factor = max(row.A, row.B) / min(row.A, row.B)
+        apart = not factor <= CROSSOVER_FACTOR  # no crossing in a run (NaN) is apart too
+        worse += apart
+        verdict = "APART" if apart else "ok"
+        print(f"  {transport:6} N={ranks:<3} {row.A:7.2f} {row.B:7.2f}  {verdict}")
+    print(f"{worse} of {len(ratios)} crossover ratios more than {CROSSOVER_FACTOR}x apart "
+          f"(target: none)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
