@@ -20,6 +20,7 @@ from collectives.run.measure import measure
 from collectives.run.record import Record, Timing
 from collectives.study import fabrics, validation
 from collectives.study.aggregate import wallclock_table
+from collectives.study.config import DEFAULT_INTRA_FABRIC
 from collectives.transport.dry import dry_trace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -246,7 +247,7 @@ PARTIAL["neither"] = lambda entry, link: PARTIAL["no library"](*PARTIAL["no stre
 def test_partial_inputs_never_make_a_rung_worse_than_the_rung_below(cluster, tmp_path):
     # every third size of the cluster's own osu_allreduce, to keep the test short
     entry = {**SHIPPED["wallclock"]["clusters"][cluster], "itemsize": 4}
-    entry.setdefault("intra_fabric", "shm-xeon")
+    entry.setdefault("intra_fabric", DEFAULT_INTRA_FABRIC)
     measured = fabrics.read_osu_latency(REPO / entry.pop("allreduce"), entry.pop("table", None))
     rows = [f"{int(b)} {s * 1e6}" for b, s in zip(measured.nbytes[::3], measured.seconds[::3],
                                                   strict=True)]  # fmt: skip

@@ -46,7 +46,7 @@ class Release:
     tree_one_gpu_per_node_factor: float  # a tree of one GPU a node (search.cc's TREE pattern)
     sm80_bus_bw_cap: float | None  # 2.8.4 caps an sm_80 graph's bandwidth
     ll_nvlink_factor_across_nodes: float  # LL's NVLink step, when the run spans nodes
-    ring_inter_steps_per_node: tuple[int, int]  # (a, b): a ring crosses 2(nodes·a - b) times
+    ring_inter_steps_short_of_nodes: int  # a ring crosses the network 2(nodes - this) times
     net_overhead: dict[str, float]  # CPU -> µs a ring step pays across nodes (Simple: 3x)
     tree_correction: dict[str, tuple[float, ...]]  # protocol -> factor by log2(bytes/64)
     ring_simple_plateau: tuple[float, float]  # latency factor across nodes, before/from sm_80
@@ -87,7 +87,7 @@ NCCL_2_8_4 = Release(
     tree_one_gpu_per_node_factor=1.0,
     sm80_bus_bw_cap=235.0,
     ll_nvlink_factor_across_nodes=1.8,
-    ring_inter_steps_per_node=(1, 1),
+    ring_inter_steps_short_of_nodes=1,
     net_overhead={},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9,
@@ -142,7 +142,7 @@ NCCL_2_20_3 = Release(
     tree_one_gpu_per_node_factor=0.85,
     sm80_bus_bw_cap=None,
     ll_nvlink_factor_across_nodes=1.0,
-    ring_inter_steps_per_node=(1, 0),
+    ring_inter_steps_short_of_nodes=0,
     net_overhead={"intel": 1.0, "amd": 2.0},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9,
@@ -317,9 +317,8 @@ def tuning(system: System, release: Release) -> dict[tuple[str, str], tuple[floa
     plus one per step (2(N-1) for the ring, of which the release's count cross the network;
     2 per level of the trees); the ring's bus bandwidth times N/(2(N-1)), the tree's times 1/2."""
     nodes, ranks = system.nodes, system.ranks
-    per_node, offset = release.ring_inter_steps_per_node
     steps = 2 * (ranks - 1)
-    inter_steps = 2 * (nodes * per_node - offset) if nodes > 1 else 0
+    inter_steps = 2 * (nodes - release.ring_inter_steps_short_of_nodes) if nodes > 1 else 0
     tuned = {}
     for algorithm in ALGORITHMS:
         for protocol in PROTOCOLS:

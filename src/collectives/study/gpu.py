@@ -228,9 +228,9 @@ def nccl_replayed(
     parameters = entry.resolve({**entry.on_nodes(system.ranks, per_node), **given}, system.ranks)
     base = release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)] * 1e-6
     fabric = nccl_fabric(system, release, per_node, algorithm, protocol)
-    allreduce = entry.bind(**parameters)
-    trace = dry_trace(allreduce, system.ranks, elements, itemsize)
-    return base + replay(trace, fabric, pipelined=True)
+    return base + _replayed(
+        name, parameters, system.ranks, elements, itemsize, fabric, pipelined=True
+    )
 
 
 def _replayed(
@@ -240,10 +240,11 @@ def _replayed(
     elements: int,
     itemsize: int,
     fabric: Fabric,
+    pipelined: bool = False,
 ) -> float:
     """The replayed time of one algorithm's dry trace with its parameters."""
     allreduce = registry.get(algorithm).bind(**parameters)
-    return replay(dry_trace(allreduce, ranks, elements, itemsize), fabric)
+    return replay(dry_trace(allreduce, ranks, elements, itemsize), fabric, pipelined=pipelined)
 
 
 def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
