@@ -37,12 +37,26 @@ def test_timing_fields_follow_nccl_tests(document):
     for record in document["records"]:
         record = {**record, **record["timing"]}
         times = record["times_s"]
-        assert len(times) == 4 and min(times) == record["time_min_s"] > 0
-        assert sorted(times)[1] <= record["time_median_s"] <= sorted(times)[2]
+        # at least 4, in 3 interleaved rounds of equal blocks
+        assert record["blocks"] == [2, 2, 2] and len(times) == record["iterations"] == 6
+        assert min(times) == record["time_min_s"] > 0
+        assert sorted(times)[2] <= record["time_median_s"] <= sorted(times)[3]
+        assert record["low_s"] <= record["time_median_s"] <= record["high_s"]
         algbw = record["message_bytes"] / record["time_median_s"] / 1e9
         assert record["algbw_GBps"] == pytest.approx(algbw)
         assert record["busbw_GBps"] == pytest.approx(algbw * 2 * 2 / 3)  # 2(N-1)/N
     assert (document["warmup"], document["iterations"]) == (2, 4)
+
+
+def test_a_minimum_time_fills_each_point_with_iterations_every_rank_agrees_on():
+    document = bench(["ring", "recursive_doubling"], 3, [1], warmup=3, iterations=3,
+                     rounds=2, min_time=0.05)  # fmt: skip
+    for record in document["records"]:
+        timing = record["timing"]
+        assert len(timing["blocks"]) == 2 and len(set(timing["blocks"])) == 1
+        # the warm-up estimates the count: within a factor of the machine's noise
+        assert timing["iterations"] > 3 and sum(timing["times_s"]) >= 0.25 * 0.05
+        assert record["verified"] and record["matches_theory"]
 
 
 def test_gloo_runs_on_the_same_forked_ranks():
@@ -61,6 +75,8 @@ def test_gloo_runs_on_the_same_forked_ranks():
         ({"peers": ["nccl"]}, "unknown peer 'nccl'"),
         ({"iterations": 0}, "iterations >= 1"),
         ({"warmup": -1}, "warmup >= 0"),
+        ({"rounds": 0}, "rounds >= 1"),
+        ({"min_time": -1.0}, "min-time >= 0"),
         ({"dtype": "float16", "peers": ["mpi"]}, "no float16 sum"),
         ({"transport": "carrier-pigeon"}, "unknown transport"),
     ],

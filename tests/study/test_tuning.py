@@ -1,13 +1,15 @@
 """The closed loop's tables: the clock's selection from forced runs, the files' names for a
-size, and the tuned-vs-default rows with their noise."""
+size, and the tuned-vs-default rows with their speedups' intervals."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from collectives.run.bench import make_timing
 from collectives.study import tuning
 
 SIZES = [1, 64, 4096, 262144]
@@ -38,26 +40,37 @@ def test_a_selection_names_the_rules_of_the_largest_n_below():
     assert tuning.named(table, 2, 8) is None  # no rules at or below N = 2
 
 
-def test_tuned_rows_carry_speedups_names_and_noise():
+def timed(seconds: dict[int, float], spread: float = 0.01) -> dict:
+    """Timings of nine blocks of three iterations each around `seconds` per M."""
+    wobble = 1 + spread * np.sin(np.arange(27))
+    return {m: make_timing(t * wobble, [3] * 9, 1, 3, 8 * m, 4) for m, t in seconds.items()}
+
+
+def test_tuned_rows_carry_speedups_their_intervals_and_names():
     forced = forced_times()
-    runs = {("openmpi", f"force-{a}", 4): t for (_, _, a), t in forced.items()}
+    runs = {("openmpi", f"force-{a}", 4): timed(t) for (_, _, a), t in forced.items()}
     best = {m: min(t[m] for t in forced.values()) for m in SIZES}
-    runs[("openmpi", "default", 4)] = {m: 2 * t for m, t in best.items()}
-    runs[("openmpi", "clock", 4)] = {m: 1.1 * t for m, t in best.items()}  # 10% off forced
-    runs[("openmpi", "model", 4)] = forced[("openmpi", 4, "recursive_doubling")]
+    runs[("openmpi", "default", 4)] = timed({m: 2 * t for m, t in best.items()})
+    runs[("openmpi", "clock", 4)] = timed({m: 1.1 * t for m, t in best.items()})
+    runs[("openmpi", "model", 4)] = timed(forced[("openmpi", 4, "recursive_doubling")])
     observed = {("openmpi", "clock", 4): {64: ["recursive_doubling"], 4096: ["ring"]}}
     clock = tuning.clock_selection(forced, itemsize=8)
-    model = clock.drop(columns="library").assign(algorithm="recursive_doubling")
+    model = clock.assign(algorithm="recursive_doubling")
     table = tuning.tuned_vs_default(runs, observed, {"model": model, "clock": clock},
                                     {"openmpi": "Open MPI v5.0.11"}, itemsize=8)  # fmt: skip
     assert len(table) == len(SIZES)
     assert table.clock_speedup.to_numpy() == pytest.approx(2 / 1.1)
+    assert (table.clock_speedup_low < table.clock_speedup).all()
+    assert (table.clock_speedup < table.clock_speedup_high).all()
+    assert table.clock_faster.all() and not table.clock_slower.any()  # 1.8x, beyond ±2%
+    # the model's recursive doubling ties the default (2 x the ring's 4e-3 s) at the largest
+    assert list(table.model_faster) == [True, True, True, False]
+    assert list(table.model_slower) == [False, False, False, False]
     assert list(table.clock_algorithm) == ["recursive_doubling"] * 2 + ["ring"] * 2
     assert list(table.clock_observed) == ["", "recursive_doubling", "ring", ""]
-    assert table.noise.to_numpy() == pytest.approx(abs(1 / 1.1 - 1))
-    assert not table.clock_slower_than_noise.any()
     assert list(table.clock_obeyed) == [None, True, True, None]
     summary = tuning.summary(table)
     assert (summary.library.item(), summary.ranks.item()) == ("Open MPI", 4)
     assert summary.clock_median_speedup.item() == pytest.approx(2 / 1.1)
+    assert (summary.clock_faster.item(), summary.clock_slower.item()) == (4, 0)
     assert (summary.checked.item(), summary.obeyed.item()) == (2, 2)

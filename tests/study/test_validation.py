@@ -32,7 +32,8 @@ def record(algorithm: str, elements: int, seconds: float, library: bool = False)
     if not library:
         counts = registry.get(algorithm).predict(4, elements, 8).as_dict()
     timing = Timing(warmup=1, iterations=5, times_s=[seconds] * 5, time_min_s=seconds * 0.9,
-                    time_median_s=seconds, algbw_GBps=1.0, busbw_GBps=1.5)  # fmt: skip
+                    time_median_s=seconds, algbw_GBps=1.0, busbw_GBps=1.5, blocks=[5],
+                    launches=1, low_s=seconds * 0.95, high_s=seconds * 1.05)  # fmt: skip
     return Record(
         algorithm=algorithm, parameters={}, ranks=4, elements=elements, dtype="float64",
         itemsize=8, seed=0, data="int", transport="mpi", library=library, **counts,
@@ -95,8 +96,30 @@ def test_every_model_predicts_every_timed_run(traces):
         assert row.resources_s > row.structure_s
         assert row.predicted_s == row.protocol_s  # the top model
         assert row.rel_error == pytest.approx(row.predicted_s / ours.time_median_s[index] - 1)
+    assert result.predicted_low_s.isna().all() and not result.noisy.any()  # no bounds given
     with pytest.raises(ValueError, match="no exchange benchmark for mpi at N=4"):
         validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, {})
+
+
+def test_the_exchange_s_interval_bounds_the_prediction_and_wide_points_are_noisy(traces):
+    table = wallclock_table({"N4.json": DOCUMENT})
+    fabric = Fabric("local-mpi", "measured", LinkClass(1e-5, 1e-9), gamma=1e-10)
+    sizes = np.array([1.0, 1e3, 1e6])
+    busy = Points(sizes, 3e-5 + 2e-9 * sizes)
+    low, high = Points(sizes, 2e-5 + 1.5e-9 * sizes), Points(sizes, 5e-5 + 3e-9 * sizes)
+    result = validation.model_against_clock(
+        table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, {("mpi", 4): busy},
+        {("mpi", 4): (low, high)}, noise_bound=0.05,
+    )  # fmt: skip
+    assert (result.predicted_low_s < result.predicted_s).all()
+    assert (result.predicted_s < result.predicted_high_s).all()
+    assert result.noisy.all()  # every record's interval is ±5%: 10% wide, beyond 5%
+    summary = validation.error_summary(result, pd.DataFrame())
+    assert (summary.points == 0).all() and (summary.kept_out == 4).all()
+    result["noisy"] = [True, False, False, False]
+    top = validation.error_summary(result, pd.DataFrame()).iloc[-1]
+    assert (top.model, top.points, top.kept_out) == (ladder.MODELS[-1], 3, 1)
+    assert 0 <= top.within_interval <= 1
 
 
 def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():

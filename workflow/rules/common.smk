@@ -15,6 +15,7 @@ try:
     from collectives.study.config import (
         ConfigError,
         check,
+        library_fabric,
         pingpong_transport,
         read_yaml,
         validate_schema,
@@ -175,9 +176,75 @@ def pingpong_iterations(wildcards):
 
 
 def calibration_options(wildcards):
-    """`collectives calibrate`'s launches and agreement, from the ping-pong's settings."""
+    """`collectives repeat`'s launches, agreement and budget for a ping-pong or exchange,
+    from the ping-pong's settings."""
     settings = pingpong_settings(calibrating_fabric(wildcards))
-    return f"--launches {settings['launches']} --agreement {settings['agreement']}"
+    sizes = len(pingpong_sizes(wildcards).split(","))
+    ranks = int(wildcards.ranks) if "ranks" in wildcards.keys() else 2
+    return (
+        f"--launches {settings['launches']} --agreement {settings['agreement']}"
+        f" {timing_budget(sizes, ranks)} --narrow=--sizes"
+    )
+
+
+def bench_options(wildcards):
+    """`collectives repeat`'s launches and budget for a bench or a library run."""
+    entries = 1  # a library run times MPI_Allreduce alone
+    if "transport" in wildcards.keys():
+        entries = len(WALLCLOCK.algorithms) + len(
+            WALLCLOCK.peers_for(wildcards.transport)
+        )
+    points = entries * len(WALLCLOCK.elements)
+    return (
+        f"--launches {WALLCLOCK.launches} {timing_budget(points, int(wildcards.ranks))}"
+        f" --bound {WALLCLOCK.noise_bound} --narrow=--elements"
+    )
+
+
+def bench_protocol():
+    """The timing protocol's options of `collectives bench`."""
+    return (
+        f"--warmup {WALLCLOCK.warmup} --iterations {WALLCLOCK.iterations}"
+        f" --rounds {WALLCLOCK.rounds} --min-time {WALLCLOCK.min_time}"
+    )
+
+
+def timing_weights():
+    """Every timing job's points x ranks: the share of wallclock.budget each is given."""
+    if WALLCLOCK is None:
+        return []
+    calibrations = [
+        len(expand_axis(pingpong_settings(name)["sizes"])) * 2
+        for name, kind in PLAN.fabrics.items()
+        if kind == "pingpong"
+    ]
+    exchanges = [
+        len(expand_axis(pingpong_settings(WALLCLOCK.fabrics[t])["sizes"])) * n
+        for t, n in exchange_keys()
+    ]
+    benches = [
+        (len(WALLCLOCK.algorithms) + len(WALLCLOCK.peers_for(t)))
+        * len(WALLCLOCK.elements)
+        * n
+        for t, n in exchange_keys()
+    ]
+    library_runs = [len(WALLCLOCK.elements) * n for _, _, n in tuning_keys()]
+    return calibrations + exchanges + benches + library_runs
+
+
+def timing_budget(points, ranks):
+    """`--budget SECONDS`: this job's share of wallclock.budget (none without a wallclock
+    section: its launches only)."""
+    if WALLCLOCK is None:
+        return ""
+    return f"--budget {WALLCLOCK.budget * points * ranks / sum(timing_weights()):.1f}"
+
+
+def pingpong_library(wildcards):
+    """The descriptor of the MPI library a ping-pong measures the own point-to-point of,
+    if it names one."""
+    library = pingpong_settings(wildcards.fabric).get("library")
+    return [paths.library(library)] if library else []
 
 
 def calibrating_fabric(wildcards):
@@ -347,7 +414,10 @@ def tuning_keys(settings=None):
         return []
     settings = settings or [*SETTINGS, *forced_settings()]
     return [
-        (lib, s, n) for lib in PLAN.libraries for s in settings for n in WALLCLOCK.ranks
+        (lib, s, n)
+        for lib in PLAN.libraries
+        for s in settings
+        for n in WALLCLOCK.library_ranks
     ]
 
 
@@ -375,7 +445,9 @@ def tuning_selection(wildcards):
     """The selection file a tuned run loads: the model's for the fabric calibrated on the
     mpi transport, or the clock's; none for the default and forced runs."""
     if wildcards.setting == "model":  # rewritten, unchanged, whenever a fabric is added
-        return ancient(paths.selection(WALLCLOCK.fabrics["mpi"], wildcards.library))
+        return ancient(
+            paths.selection(model_fabric(wildcards.library), wildcards.library)
+        )
     if wildcards.setting == "clock":
         return paths.selection(paths.CLOCK, wildcards.library)
     if wildcards.setting == "default":
@@ -383,6 +455,12 @@ def tuning_selection(wildcards):
         # so that one period of this machine's speed holds them all
         return ancient(paths.selection(paths.CLOCK, wildcards.library))
     return []
+
+
+def model_fabric(library):
+    """The fabric a library's model selection comes from: its own ping-pong's, else the
+    mpi transport's."""
+    return library_fabric(config, library, WALLCLOCK.fabrics["mpi"])
 
 
 def tuning_setting(wildcards, input):

@@ -3,6 +3,8 @@
 
 
 rule pingpong:
+    input:
+        library=pingpong_library,
     output:
         points=paths.PINGPONG,
         reductions=paths.REDUCTIONS,
@@ -22,13 +24,14 @@ rule pingpong:
         sizes=pingpong_sizes,
         iterations=pingpong_iterations,
         calibration=calibration_options,
-        launcher=timing_command,
+        launcher=pingpong_launcher,
         transport=timing_transport,
+        direct=lambda wildcards, input: "--direct" if input.library else "",
     shell:
-        "collectives calibrate {params.calibration} --what 'ping-pong {wildcards.fabric}'"
+        "collectives repeat {params.calibration} --what 'ping-pong {wildcards.fabric}'"
         " --output {output.points} -- {params.launcher} pingpong --transport"
-        " {params.transport} --sizes {params.sizes} --iterations {params.iterations}"
-        " --reduce-output {output.reductions} 2> {log}"
+        " {params.transport} {params.direct} --sizes {params.sizes} --iterations"
+        " {params.iterations} --reduce-output {output.reductions} 2> {log}"
 
 
 rule fabric:

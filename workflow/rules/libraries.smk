@@ -36,18 +36,19 @@ rule library_run:
     resources:
         runtime=RUNTIME_MINUTES,
     params:
+        repeat=bench_options,
         setting=tuning_setting,
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
-        warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
-        iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
+        protocol=bench_protocol() if WALLCLOCK else "",
         dtype=PLAN.dtype,
         seed=config["seed"],
     shell:
-        "collectives mpiexec --library {input.library} --ranks {wildcards.ranks}"
-        " {params.setting} -- bench --transport mpi --ranks {wildcards.ranks} --peers mpi"
-        " --elements {params.elements} --dtype {params.dtype} --seed {params.seed}"
-        " --warmup {params.warmup} --iterations {params.iterations}"
-        " --timeout {resources.runtime}m --output {output} 2> {log}"
+        "collectives repeat {params.repeat} --what '{wildcards.library} {wildcards.setting}"
+        " N={wildcards.ranks}' --output {output} -- collectives mpiexec --library"
+        " {input.library} --ranks {wildcards.ranks} {params.setting} -- bench --transport mpi"
+        " --ranks {wildcards.ranks} --peers mpi --elements {params.elements} --dtype"
+        " {params.dtype} --seed {params.seed} {params.protocol}"
+        " --timeout {resources.runtime}m 2> {log}"
 
 
 rule library_probe:
@@ -113,7 +114,9 @@ rule tuned_vs_default:
     params:
         runs=json.dumps(tuning_keys()),
         probes=json.dumps(tuning_keys(["model", "clock"])),
-        fabric=WALLCLOCK.fabrics.get("mpi", "") if WALLCLOCK else "",
+        fabrics=json.dumps(
+            {name: model_fabric(name) for name in PLAN.libraries} if WALLCLOCK else {}
+        ),
         dtype=PLAN.dtype,
     script:
         "../scripts/tuned_vs_default.py"

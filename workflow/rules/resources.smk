@@ -107,3 +107,11 @@ def timing_command(wildcards, resources):
     if resources.mpi:
         return f"{resources.mpi} -n {resources.tasks} collectives"
     return "collectives"
+
+
+def pingpong_launcher(wildcards, input, resources):
+    """A ping-pong's `collectives`: under the MPI library it measures (its own mpiexec),
+    or as timing_command runs it."""
+    if input.library:
+        return f"collectives mpiexec --library {input.library} --ranks 2 --"
+    return timing_command(wildcards, resources)

@@ -21,19 +21,20 @@ rule bench:
         cpus_per_task=cpus_per_task,
     params:
         launcher=timing_command,
+        repeat=bench_options,
         algorithms=",".join(WALLCLOCK.algorithms) if WALLCLOCK else "",
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
         peers=bench_peers,
-        warmup=WALLCLOCK.warmup if WALLCLOCK else 0,
-        iterations=WALLCLOCK.iterations if WALLCLOCK else 1,
+        protocol=bench_protocol() if WALLCLOCK else "",
         dtype=PLAN.dtype,
         seed=config["seed"],
     shell:
-        "{params.launcher} bench --transport {wildcards.transport} --ranks {wildcards.ranks}"
+        "collectives repeat {params.repeat}"
+        " --what 'bench {wildcards.transport} N={wildcards.ranks}' --output {output} --"
+        " {params.launcher} bench --transport {wildcards.transport} --ranks {wildcards.ranks}"
         " --algorithms {params.algorithms} --elements {params.elements} --peers={params.peers}"
-        " --dtype {params.dtype} --seed {params.seed} --warmup {params.warmup}"
-        " --iterations {params.iterations} --timeout {resources.runtime}m --output {output}"
-        " 2> {log}"
+        " --dtype {params.dtype} --seed {params.seed} {params.protocol}"
+        " --timeout {resources.runtime}m 2> {log}"
 
 
 rule exchange:
@@ -58,7 +59,7 @@ rule exchange:
         iterations=pingpong_iterations,
         calibration=calibration_options,
     shell:
-        "collectives calibrate {params.calibration}"
+        "collectives repeat {params.calibration}"
         " --what 'exchange {wildcards.transport} N={wildcards.ranks}' --output {output} --"
         " {params.launcher} exchange --transport {wildcards.transport} --ranks {wildcards.ranks}"
         " --sizes {params.sizes} --iterations {params.iterations} 2> {log}"
@@ -125,5 +126,6 @@ rule validation:
     params:
         calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
         exchanges=json.dumps(exchange_keys()),
+        noise_bound=WALLCLOCK.noise_bound if WALLCLOCK else 0,
     script:
         "../scripts/validation.py"

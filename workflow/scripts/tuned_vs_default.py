@@ -16,7 +16,7 @@ from collectives.study import markdown, tuning
 
 keys = [tuple(k) for k in json.loads(snakemake.params.runs)]
 runs = {
-    (library, setting, int(ranks)): tuning.times(json.loads(Path(path).read_text()))
+    (library, setting, int(ranks)): tuning.timings(json.loads(Path(path).read_text()))
     for (library, setting, ranks), path in zip(keys, snakemake.input.runs, strict=True)
 }
 observed = {}
@@ -30,8 +30,13 @@ for (library, setting, ranks), path in zip(
         size["elements"]: size["algorithms"] for size in document["sizes"]
     }
 model = pd.read_csv(snakemake.input.model).astype({"max_bytes": "Int64"})
-selections = {
-    "model": model[model.fabric == snakemake.params.fabric],
+selections = {  # each library's model selection: that of the fabric it was calibrated on
+    "model": pd.concat(
+        [
+            model[model.fabric == fabric].assign(library=library)
+            for library, fabric in json.loads(snakemake.params.fabrics).items()
+        ]
+    ),
     "clock": pd.read_csv(snakemake.input.clock).astype({"max_bytes": "Int64"}),
 }
 versions = {Path(p).stem: libraries.load(p).version for p in snakemake.input.libraries}

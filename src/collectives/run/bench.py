@@ -1,12 +1,17 @@
 """Wall-clock mode: the collective alone, timed, beside the library all-reduces it rivals.
 
-One launch runs every (message size, algorithm) on the same ranks: after `warmup` untimed
-iterations, `iterations` timed ones, each started together after a barrier and timed on
-every rank; an iteration's time is the mean over the ranks, as osu_allreduce's "Avg
-Latency" (so the clusters' osu_allreduce logs and these runs read the same way), and a
-record reports the median and minimum over the timed iterations. The peers run in the
-same processes on the same inputs: MPI_Allreduce (whatever the MPI library selects; the
-mpi transport only) and torch.distributed's Gloo backend on CPU. Every result is checked
+One launch runs every (message size, algorithm) on the same ranks. At each size, every
+entry first runs `warmup` untimed iterations, which also tell how long one takes; then the
+entries take turns, `rounds` times over, each turn a block of timed iterations (so the
+points compared at a size share every period of the machine's speed). A point gets at least
+`iterations` timed iterations and, OSU-style, enough to fill `min_time` seconds; every rank
+agrees on the count. Each iteration is started together after a barrier and timed on every
+rank; its time is the mean over the ranks, as osu_allreduce's "Avg Latency" (so the
+clusters' osu_allreduce logs and these runs read the same way). A record reports the
+median and minimum over the timed iterations and the median's interval (run.timing); more
+launches of the same points merge into one record (merge_documents). The peers run in the
+same processes on the same inputs: MPI_Allreduce (whatever the MPI library selects; the mpi
+transport only) and torch.distributed's Gloo backend on CPU. Every result is checked
 against the exact sum; our algorithms' counts (of the last iteration) against theory.
 algbw = bytes / time and busbw = algbw * 2(N-1)/N, the nccl-tests conventions.
 """
@@ -20,7 +25,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -41,6 +46,8 @@ from .measure import (
 )
 from .record import (
     DEFAULT_ITERATIONS,
+    DEFAULT_MIN_TIME,
+    DEFAULT_ROUNDS,
     DEFAULT_TIMEOUT,
     DEFAULT_WARMUP,
     Record,
@@ -48,9 +55,11 @@ from .record import (
     bus_bandwidth,
     versions,
 )
+from .timing import median_interval
 
 PEERS = {"mpi": "MPI_Allreduce", "gloo": "gloo"}
-BENCH_VERSION = 2
+BENCH_VERSION = 3
+MAX_BLOCK = 100  # the most timed iterations in one block, however fast the entry
 
 Step = tuple[Callable[[], object], Callable[[], np.ndarray]]  # (untimed reset, timed call)
 
@@ -63,6 +72,8 @@ def bench(
     dtype: str = "float64",
     warmup: int = DEFAULT_WARMUP,
     iterations: int = DEFAULT_ITERATIONS,
+    rounds: int = DEFAULT_ROUNDS,
+    min_time: float = DEFAULT_MIN_TIME,
     peers: Sequence[str] = (),
     transport: str = "queue",
     parameters: Mapping[str, int] | None = None,
@@ -77,10 +88,12 @@ def bench(
     """
     ranks_on = transport_named(transport)
     ranks = started_ranks(ranks_on, ranks)
-    setup = _Setup(ranks, np.dtype(dtype), warmup, iterations, tuple(peers), transport, seed)
+    setup = _Setup(ranks, np.dtype(dtype), warmup, iterations, rounds, min_time, tuple(peers),
+                   transport, seed)  # fmt: skip
     chosen = _check_request(setup, algorithm_names, sizes, parameters or {})
     names = [*algorithm_names, *(PEERS[p] for p in peers)]
-    width = iterations + 1 + len(LEDGER_FIELDS)  # times, verified, ledger: per entry and size
+    # per entry and size: each block's times, each block's length, verified, the ledger
+    width = setup.rounds * (setup.block_limit + 1) + 1 + len(LEDGER_FIELDS)
     made: list[str] = []  # the Gloo store's directory, in the process that made it
 
     def make_store() -> str:
@@ -125,6 +138,9 @@ def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
         "dtype": setup.dtype.name,
         "warmup": setup.warmup,
         "iterations": setup.iterations,
+        "rounds": setup.rounds,
+        "min_time_s": setup.min_time,
+        "launches": 1,
         "peers": list(setup.peers),
         "libraries": _library_versions(setup.peers),
         "versions": versions(),
@@ -133,36 +149,52 @@ def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
 
 
 def _time_all(setup, chosen, sizes, width, store, comm, _prepared) -> np.ndarray:
-    """One rank's program: every entry at every size, timed; per (size, entry) a cell of
-    the iteration times, whether the result was the exact sum, and the last ledger."""
-    iterations, ranks, np_dtype = setup.iterations, setup.ranks, setup.dtype
+    """One rank's program: every entry at every size, warmed up, then timed in interleaved
+    blocks; per (size, entry) a cell of the blocks' times (NaN-padded), their lengths,
+    whether the result was the exact sum, and the ledger of its last iteration."""
+    ranks, np_dtype, rounds, limit = setup.ranks, setup.dtype, setup.rounds, setup.block_limit
     steps = _steps(comm, chosen, setup.peers, store)
+    agree = registry.get("ring").at_defaults(ranks)  # every rank's estimate, summed exactly
     row = np.zeros(len(sizes) * len(steps) * width)
-    cells = iter(row.reshape(-1, width))
-    for size in sizes:
+    cells = row.reshape(len(sizes), len(steps), width)
+    for s, size in enumerate(sizes):
         x = np.empty(size, dtype=np_dtype)
         make_input(x, comm.rank, setup.seed, "int", ranks)
         x.flags.writeable = False
         expected = _exact_sum(ranks, size, np_dtype, setup.seed)
-        for make_step in steps:
-            reset, call = make_step(x)
-            times = []
-            for index in range(setup.warmup + iterations):
-                reset()
-                comm.barrier()
-                started = time.perf_counter()
-                result = call()
-                if index >= setup.warmup:
-                    times.append(time.perf_counter() - started)
-            cell = next(cells)
-            cell[:iterations] = times
-            cell[iterations] = np.array_equal(result, expected)
-            cell[iterations + 1 :] = comm.ledger.as_row()
+        entries = [make_step(x) for make_step in steps]
+        warm = [np.min(_timed(comm, *entry, max(setup.warmup, 1))[0]) for entry in entries]
+        # in whole microseconds, so that the sum is exact and every rank gets the same counts
+        mean_us = agree(comm, np.round(np.array(warm) * 1e6)) / ranks
+        repeats = [setup.block_length(us / 1e6) for us in mean_us]
+        for turn in range(rounds):
+            for e in np.roll(np.arange(len(entries)), -turn):  # who goes first rotates
+                block, result = _timed(comm, *entries[e], repeats[e])
+                cell = cells[s, e]
+                cell[turn * limit : turn * limit + len(block)] = block
+                if turn == rounds - 1:  # the entry's last iteration: its sum and counts
+                    cell[rounds * limit : rounds * (limit + 1)] = repeats[e]
+                    cell[rounds * (limit + 1)] = np.array_equal(result, expected)
+                    cell[rounds * (limit + 1) + 1 :] = comm.ledger.as_row()
     if "gloo" in setup.peers:
         import torch.distributed as dist
 
         dist.destroy_process_group()
     return row
+
+
+def _timed(comm, reset, call, repeats: int) -> tuple[np.ndarray, object]:
+    """`repeats` iterations, each after its reset and a barrier: their times and the last
+    iteration's result."""
+    times = np.empty(repeats)
+    result = None
+    for index in range(repeats):
+        reset()
+        comm.barrier()
+        started = time.perf_counter()
+        result = call()
+        times[index] = time.perf_counter() - started
+    return times, result
 
 
 @dataclass(frozen=True)
@@ -173,9 +205,23 @@ class _Setup:
     dtype: np.dtype
     warmup: int
     iterations: int
+    rounds: int
+    min_time: float
     peers: tuple[str, ...]
     transport: str
     seed: int
+
+    @property
+    def block_limit(self) -> int:
+        """The most iterations a block may hold: what `iterations` asks, or MAX_BLOCK."""
+        return max(MAX_BLOCK, math.ceil(self.iterations / self.rounds))
+
+    def block_length(self, seconds_each: float) -> int:
+        """Timed iterations per block of an entry taking `seconds_each`: its share of
+        `iterations`, or of `min_time` where that asks for more, up to block_limit."""
+        fill = math.ceil(self.min_time / self.rounds / seconds_each) if seconds_each > 0 else 0
+        wanted = max(math.ceil(self.iterations / self.rounds), fill)
+        return min(wanted, self.block_limit)
 
 
 def _check_request(
@@ -208,6 +254,10 @@ def _check_request(
     if setup.warmup < 0 or setup.iterations < 1:
         raise UsageError(
             f"need warmup >= 0 and iterations >= 1, got {setup.warmup} and {setup.iterations}"
+        )
+    if setup.rounds < 1 or not setup.min_time >= 0:
+        raise UsageError(
+            f"need rounds >= 1 and min-time >= 0, got {setup.rounds} and {setup.min_time:g}"
         )
     unknown = [p for p in peers if p not in PEERS]
     if unknown:
@@ -300,25 +350,24 @@ def _record(
     """One entry at one size: its Record, with its timing; counts for ours only (those
     with `parameters`; a library's all-reduce has None)."""
     ours = parameters is not None
-    iterations, ranks, dtype = setup.iterations, setup.ranks, setup.dtype
-    per_iteration = cells[:, :iterations].mean(axis=0)  # osu_allreduce's "Avg Latency"
-    median = float(np.median(per_iteration))
-    algbw = size * dtype.itemsize / median / 1e9
-    timing = Timing(
-        warmup=setup.warmup, iterations=iterations, times_s=[float(t) for t in per_iteration],
-        time_min_s=float(per_iteration.min()), time_median_s=median, algbw_GBps=algbw,
-        busbw_GBps=bus_bandwidth(algbw, ranks),
-    )  # fmt: skip
+    ranks, dtype, rounds, limit = setup.ranks, setup.dtype, setup.rounds, setup.block_limit
+    blocks = cells[0, rounds * limit : rounds * (limit + 1)].astype(int)
+    times = cells[:, : rounds * limit].reshape(ranks, rounds, limit)
+    per_iteration = np.concatenate(  # osu_allreduce's "Avg Latency": the mean over ranks
+        [times[:, turn, :length].mean(axis=0) for turn, length in enumerate(blocks)]
+    )
+    nbytes = size * dtype.itemsize
+    timing = make_timing(per_iteration, [int(b) for b in blocks], setup.warmup, 1, nbytes, ranks)
     counted = dict.fromkeys(
         [*COUNT_FIELDS, "bytes_sent", "bytes_recv", "elements_reduced", "theory",
          "link_classes", "matches_theory"]
     )  # fmt: skip
     if ours:
-        counts = RunCounts.from_ledgers(cells[:, iterations + 1 :].astype(np.int64))
+        counts = RunCounts.from_ledgers(cells[:, rounds * (limit + 1) + 1 :].astype(np.int64))
         counted = compare_with_theory(
             name, counts, None, ranks, size, dtype.itemsize, parameters
         ).fields
-    right = cells[:, iterations].astype(bool)
+    right = cells[:, rounds * (limit + 1)].astype(bool)
     return Record(
         algorithm=name, parameters=parameters or {}, ranks=ranks, elements=size, dtype=dtype.name,
         itemsize=dtype.itemsize, seed=setup.seed, data="int", transport=setup.transport,
@@ -327,6 +376,54 @@ def _record(
         wrong_ranks=[int(r) for r in np.flatnonzero(~right)], wall_seconds=None,
         collective_seconds=None, timing=timing, versions=versions(),
     )  # fmt: skip
+
+
+def make_timing(
+    times: np.ndarray, blocks: list[int], warmup: int, launches: int, nbytes: int, ranks: int
+) -> Timing:
+    """The Timing of one point from its per-iteration times in blocks: median, minimum,
+    the median's interval, and nccl-tests' bandwidths at the median."""
+    median, low, high = median_interval(times, blocks)
+    algbw = nbytes / median / 1e9
+    return Timing(
+        warmup=warmup, iterations=len(times), times_s=[float(t) for t in times],
+        time_min_s=float(np.min(times)), time_median_s=median, algbw_GBps=algbw,
+        busbw_GBps=bus_bandwidth(algbw, ranks), blocks=blocks, launches=launches,
+        low_s=low, high_s=high,
+    )  # fmt: skip
+
+
+def merge_documents(documents: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Launches of the same bench merged: per (entry, size), every launch's blocks in one
+    record (its median and interval over all of them); counts and sums from the first
+    launch that ran the point, every launch's sums checked. A point missing from a later
+    launch (one re-run for its interval alone) keeps the blocks it has."""
+    first = documents[0]
+    merged: dict[tuple[str, int], dict[str, Any]] = {}
+    launches: dict[tuple[str, int], int] = {}
+    for document in documents:
+        if (document["transport"], document["ranks"]) != (first["transport"], first["ranks"]):
+            raise ValueError("launches of different benches cannot be merged")
+        for record in document["records"]:
+            key = (record["algorithm"], record["elements"])
+            if key not in merged:
+                merged[key] = {**record, "timing": {**record["timing"]}}
+                launches[key] = 0
+            else:
+                timing = merged[key]["timing"]
+                timing["times_s"] = timing["times_s"] + record["timing"]["times_s"]
+                timing["blocks"] = timing["blocks"] + record["timing"]["blocks"]
+                merged[key]["verified"] = merged[key]["verified"] and record["verified"]
+            launches[key] += record["timing"]["launches"]
+    records = []
+    for key, record in merged.items():
+        timing = record["timing"]
+        timing = make_timing(
+            np.array(timing["times_s"]), timing["blocks"], timing["warmup"], launches[key],
+            record["message_bytes"], record["ranks"],
+        )  # fmt: skip
+        records.append(Record.from_dict({**record, "timing": asdict(timing)}).to_dict())
+    return {**first, "launches": max(launches.values()), "records": records}
 
 
 def _library_versions(peers: Sequence[str]) -> dict[str, str]:

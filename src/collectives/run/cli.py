@@ -16,7 +16,15 @@ from ..transport.launch import RankFailure
 from .files import check_writable, save_trace, trace_path_for, write_json, write_text
 from .libraries import KINDS
 from .measure import MeasurementError, UsageError, measure
-from .record import DATA_KINDS, DEFAULT_ITERATIONS, DEFAULT_TIMEOUT, DEFAULT_WARMUP, DTYPES
+from .record import (
+    DATA_KINDS,
+    DEFAULT_ITERATIONS,
+    DEFAULT_MIN_TIME,
+    DEFAULT_ROUNDS,
+    DEFAULT_TIMEOUT,
+    DEFAULT_WARMUP,
+    DTYPES,
+)
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 OUTPUT_OPTIONS = ("output", "trace", "reduce_output")  # the files a command may write
@@ -38,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("algorithms", help="list the registered algorithms")
     _pingpong_arguments(commands)
     _exchange_arguments(commands)
-    _calibrate_arguments(commands)
+    _repeat_arguments(commands)
     _probe_arguments(commands)
     _library_arguments(commands)
     return parser
@@ -99,7 +107,18 @@ def _bench_arguments(commands) -> None:
     timed.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     timed.add_argument("--peers", type=_names, default=[], help="comma-separated: mpi, gloo")
     timed.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed iterations")
-    timed.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, help="timed ones")
+    timed.add_argument(
+        "--iterations", type=int, default=DEFAULT_ITERATIONS, help="the fewest timed ones"
+    )
+    timed.add_argument(
+        "--rounds", type=int, default=DEFAULT_ROUNDS,
+        help=f"turns the entries take at each size, interleaved (default {DEFAULT_ROUNDS})",
+    )  # fmt: skip
+    timed.add_argument(
+        "--min-time", type=float, default=DEFAULT_MIN_TIME,
+        help="seconds of timed iterations each point fills at least, as OSU's -T (default: "
+        "--iterations decides)",
+    )  # fmt: skip
     timed.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     timed.add_argument(
         "--timeout", type=_duration, default=DEFAULT_TIMEOUT, help="for the whole run"
@@ -138,31 +157,46 @@ def _exchange_arguments(commands) -> None:
     _point_to_point_arguments(swap, "rounds")
 
 
-def _calibrate_arguments(commands) -> None:
-    from .calibrate import DEFAULT_AGREEMENT, DEFAULT_ATTEMPTS, DEFAULT_LAUNCHES
+def _repeat_arguments(commands) -> None:
+    from .repeat import DEFAULT_AGREEMENT, DEFAULT_ATTEMPTS, DEFAULT_BOUND, DEFAULT_LAUNCHES
 
-    calibration = commands.add_parser(
-        "calibrate",
-        help="run a ping-pong or exchange in several launches and keep their median",
-        description="Run COMMAND (a pingpong or exchange command line, with its launcher) "
-        "several times, each writing to the --output added after it; write the median "
-        "per size with the launches' range (low_s, high_s). Launches that disagree beyond "
-        "--agreement are measured again; then the command fails naming the size.",
+    repeated = commands.add_parser(
+        "repeat",
+        help="run a ping-pong, exchange or bench in several launches and merge them",
+        description="Run COMMAND (a pingpong, exchange or bench command line, with its "
+        "launcher) several times, each writing to the --output added after it; write per "
+        "point the median over the launches and its interval (CSV: low_s, high_s; JSON: each "
+        "record's timing). A ping-pong's or exchange's launches that disagree beyond "
+        "--agreement are measured again; then the command fails naming the size. With "
+        "--budget and --narrow, the time left buys launches of the sizes whose intervals are "
+        "widest.",
     )
-    calibration.add_argument("--launches", type=int, default=DEFAULT_LAUNCHES,
-                             help=f"launches (default {DEFAULT_LAUNCHES})")  # fmt: skip
-    calibration.add_argument(
+    repeated.add_argument("--launches", type=int, default=DEFAULT_LAUNCHES,
+                          help=f"launches (default {DEFAULT_LAUNCHES})")  # fmt: skip
+    repeated.add_argument(
         "--agreement", type=float, default=DEFAULT_AGREEMENT,
         help=f"most launches within this factor of their median (default {DEFAULT_AGREEMENT:g})",
     )  # fmt: skip
-    calibration.add_argument(
+    repeated.add_argument(
         "--attempts", type=int, default=DEFAULT_ATTEMPTS,
         help=f"tries before giving up (default {DEFAULT_ATTEMPTS})",
     )  # fmt: skip
-    calibration.add_argument("--what", default="calibration", help="its name, for errors")
-    calibration.add_argument("--output", required=True, help="the merged CSV")
-    calibration.add_argument("measurement", nargs=argparse.REMAINDER,
-                             help="-- then the measurement's command line")  # fmt: skip
+    repeated.add_argument(
+        "--budget", type=_duration,
+        help="seconds for the whole measurement (default: the launches only)",
+    )  # fmt: skip
+    repeated.add_argument(
+        "--narrow", metavar="OPTION",
+        help="the command's option listing its sizes (--sizes, --elements), for extra launches",
+    )  # fmt: skip
+    repeated.add_argument(
+        "--bound", type=float, default=DEFAULT_BOUND,
+        help=f"relative interval width worth another launch (default {DEFAULT_BOUND:g})",
+    )  # fmt: skip
+    repeated.add_argument("--what", default="measurement", help="its name, for errors")
+    repeated.add_argument("--output", required=True, help="the merged CSV or JSON")
+    repeated.add_argument("measurement", nargs=argparse.REMAINDER,
+                          help="-- then the measurement's command line")  # fmt: skip
 
 
 def _probe_arguments(commands) -> None:
@@ -209,6 +243,10 @@ def _point_to_point_arguments(command: argparse.ArgumentParser, repeats: str) ->
     command.add_argument(
         "--transport", choices=TRANSPORTS, default="queue", help="queue (default) or mpi"
     )
+    command.add_argument(
+        "--direct", action="store_true",
+        help="time the MPI library's own point-to-point (mpi4py), not this project's endpoint",
+    )  # fmt: skip
     command.add_argument("--iterations", type=int, default=200, help=f"timed {repeats} per size")
     command.add_argument("--warmup", type=int, default=10, help=f"untimed {repeats} per size")
     command.add_argument(
@@ -318,6 +356,8 @@ def _bench(args: argparse.Namespace) -> int:
         dtype=args.dtype,
         warmup=args.warmup,
         iterations=args.iterations,
+        rounds=args.rounds,
+        min_time=args.min_time,
         peers=args.peers,
         transport=args.transport,
         parameters=_parameters(args),
@@ -353,7 +393,8 @@ def _pingpong(args: argparse.Namespace) -> int:
 
     try:
         sizes = [int(size) for size in args.sizes.split(",")]
-        measured = pingpong(sizes, args.iterations, args.warmup, transport=args.transport)
+        measured = pingpong(sizes, args.iterations, args.warmup, transport=args.transport,
+                            direct=args.direct)  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except RankFailure as exc:
@@ -375,7 +416,7 @@ def _exchange(args: argparse.Namespace) -> int:
     try:
         sizes = [int(size) for size in args.sizes.split(",")]
         measured = exchange(sizes, args.ranks, args.iterations, args.warmup,
-                            transport=args.transport)  # fmt: skip
+                            transport=args.transport, direct=args.direct)  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except RankFailure as exc:
@@ -385,15 +426,17 @@ def _exchange(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calibrate(args: argparse.Namespace) -> int:
-    from .calibrate import calibrate  # only this command needs it
+def _repeat(args: argparse.Namespace) -> int:
+    from .repeat import repeat  # only this command needs it
 
     command = args.measurement[1:] if args.measurement[:1] == ["--"] else args.measurement
     if not command:
         raise UsageError("give the measurement's command after --")
     try:
-        calibrate(command, Path(args.output), args.what, args.launches, args.agreement,
-                  args.attempts)  # fmt: skip
+        repeat(
+            command, Path(args.output), args.what, args.launches, args.agreement,
+            args.attempts, args.budget, args.narrow, args.bound,
+        )  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return 0
@@ -467,7 +510,7 @@ COMMANDS = {
     "algorithms": _algorithms,
     "pingpong": _pingpong,
     "exchange": _exchange,
-    "calibrate": _calibrate,
+    "repeat": _repeat,
     "probe": _probe,
     "library": _library,
     "mpiexec": _mpiexec,

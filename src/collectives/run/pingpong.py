@@ -4,7 +4,9 @@
 sends it back; after warm-up round trips, the one-way time is half the median round trip.
 The two ranks are pinned to different cores when there are two. Buffers come from
 `comm.copy`, as the algorithms' do, so a message takes the path theirs take. It calibrates
-the `local` and `local-mpi` fabrics.
+the `local` and `local-mpi` fabrics. With `direct` (mpi only) the MPI library's own
+point-to-point is timed instead, mpi4py's Send/Recv on NumPy buffers without this project's
+endpoint, as OSU's osu_latency times it: the costs an MPI library's own algorithms pay.
 
 `exchange`, like osu_mbw_mr with every rank busy: N ranks in ⌊N/2⌋ pairs swap a message of
 each size at once (a sendrecv), round after round, as the rounds of a pairwise all-reduce
@@ -34,10 +36,11 @@ def pingpong(
     warmup: int = 10,
     timeout: float = DEFAULT_TIMEOUT,
     transport: str = "queue",
+    direct: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Sizes (bytes) and one-way times (seconds) over `transport`; None on the ranks of an
-    MPI job other than the root."""
-    sizes = _checked(sizes, iterations, warmup, "ping-pong")
+    """Sizes (bytes) and one-way times (seconds) over `transport` (the MPI library's own,
+    `direct`); None on the ranks of an MPI job other than the root."""
+    sizes = _checked(sizes, iterations, warmup, "ping-pong", transport, direct)
 
     cpus = sorted(os.sched_getaffinity(0))
 
@@ -48,6 +51,7 @@ def pingpong(
 
     def program(comm: CountingComm, _: object) -> np.ndarray:
         peer = 1 - comm.rank
+        send, recv = _point_to_point(comm, direct)
         one_way = np.zeros(len(sizes))
         for index, size in enumerate(sizes):
             buf = comm.copy(np.zeros(size, dtype=np.uint8))  # where algorithms' buffers live
@@ -56,11 +60,11 @@ def pingpong(
             for i in range(-warmup, repeats):
                 started = time.perf_counter()
                 if comm.rank == 0:
-                    comm.send(buf, peer)
-                    comm.recv(peer, out=buf)
+                    send(buf, peer)
+                    recv(buf, peer)
                 else:
-                    comm.recv(peer, out=buf)
-                    comm.send(buf, peer)
+                    recv(buf, peer)
+                    send(buf, peer)
                 if i >= 0:
                     round_trips[i] = time.perf_counter() - started
             one_way[index] = np.median(round_trips) / 2
@@ -79,16 +83,18 @@ def exchange(
     warmup: int = 10,
     timeout: float = DEFAULT_TIMEOUT,
     transport: str = "queue",
+    direct: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Sizes (bytes) and the median time of one round in which N/2 pairs swap a message of
-    that size at once (averaged over the ranks that swap); None on MPI ranks other than
-    the root."""
-    sizes = _checked(sizes, iterations, warmup, "exchange")
+    that size at once (averaged over the ranks that swap; the MPI library's own Sendrecv,
+    `direct`); None on MPI ranks other than the root."""
+    sizes = _checked(sizes, iterations, warmup, "exchange", transport, direct)
     if ranks < 2:
         raise ValueError(f"exchange needs at least 2 ranks, got {ranks}")
 
     def program(comm: CountingComm, _: object) -> np.ndarray:
         partner = comm.rank ^ 1  # the last of an odd N has none: it waits at the barrier
+        swap = _swap(comm, direct)
         per_round = np.zeros(len(sizes))
         for index, size in enumerate(sizes):
             outgoing, incoming = (comm.copy(np.zeros(size, np.uint8)) for _ in range(2))
@@ -98,7 +104,7 @@ def exchange(
                 comm.barrier()
                 started = time.perf_counter()
                 if partner < ranks:
-                    comm.sendrecv(outgoing, partner, partner, out=incoming)
+                    swap(outgoing, partner, incoming)
                 if i >= 0:
                     rounds[i] = time.perf_counter() - started
             per_round[index] = np.median(rounds)
@@ -110,8 +116,28 @@ def exchange(
     return np.array(sizes), run.results[: ranks - ranks % 2].mean(axis=0)
 
 
-def _checked(sizes: list[int], iterations: int, warmup: int, what: str) -> list[int]:
-    """The sizes sorted; ValueError for a negative size or repeat count."""
+def _point_to_point(comm: CountingComm, direct: bool):
+    """(send(buf, peer), recv(buf, peer)): the transport's, or mpi4py's own (`direct`)."""
+    if direct:
+        return comm.world.Send, comm.world.Recv
+    return comm.send, lambda buf, peer: comm.recv(peer, out=buf)
+
+
+def _swap(comm: CountingComm, direct: bool):
+    """swap(outgoing, partner, incoming): a sendrecv, the transport's or mpi4py's own."""
+    if direct:
+        return lambda out, partner, into: comm.world.Sendrecv(out, partner, recvbuf=into,
+                                                              source=partner)  # fmt: skip
+    return lambda out, partner, into: comm.sendrecv(out, partner, partner, out=into)
+
+
+def _checked(
+    sizes: list[int], iterations: int, warmup: int, what: str, transport: str, direct: bool
+) -> list[int]:
+    """The sizes sorted; ValueError for a negative size or repeat count, or for `direct`
+    without MPI."""
+    if direct and transport != "mpi":
+        raise ValueError("--direct times the MPI library's own send: it needs --transport mpi")
     sizes = sorted(int(size) for size in sizes)
     if not sizes or sizes[0] < 0:
         raise ValueError(f"{what} sizes must be non-negative")

@@ -17,12 +17,14 @@ from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-RECORD_VERSION = 4
+RECORD_VERSION = 5
 DTYPES = ("float64", "float32", "float16", "int64", "int32")
 DATA_KINDS = ("int", "normal")
 MAX_RANKS = 1024
 DEFAULT_TIMEOUT = 600.0  # seconds, for one launch of ranks
-DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20  # a timed run's untimed and timed iterations
+DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20  # a timed run's untimed and fewest timed iterations
+DEFAULT_ROUNDS = 3  # the interleaved turns of each timed point in a launch
+DEFAULT_MIN_TIME = 0.0  # seconds a timed point fills in each launch (OSU's -T); 0: iterations
 
 
 class RecordError(ValueError):
@@ -39,7 +41,8 @@ def bus_bandwidth(algbw_GBps, ranks):
 @dataclass(frozen=True)
 class Timing:
     """Wall-clock mode: the timed iterations of one entry at one size (nccl-tests' algbw
-    and busbw conventions; each iteration's time is the mean over the ranks)."""
+    and busbw conventions; each iteration's time is the mean over the ranks), in blocks
+    (a round of a launch each) and the median's block-bootstrap interval (run.timing)."""
 
     warmup: int
     iterations: int
@@ -48,6 +51,10 @@ class Timing:
     time_median_s: float
     algbw_GBps: float
     busbw_GBps: float
+    blocks: list[int]  # iterations per block, in the order of times_s
+    launches: int
+    low_s: float
+    high_s: float
 
 
 @dataclass(frozen=True)

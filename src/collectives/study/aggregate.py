@@ -252,7 +252,7 @@ def check_runs(table: pd.DataFrame) -> None:
 WALLCLOCK_COLUMNS = [
     "transport", "algorithm", "library", "ranks", "elements", "dtype", "message_bytes",
     "time_median_s", "time_min_s", "algbw_GBps", "busbw_GBps", *COUNT_FIELDS,
-    "matches_theory", "verified", "iterations", "cores",
+    "matches_theory", "verified", "iterations", "launches", "low_s", "high_s", "cores",
 ]  # fmt: skip
 
 

@@ -71,6 +71,12 @@ class Wallclock:
     peers: list[str]
     warmup: int
     iterations: int
+    rounds: int
+    min_time: float
+    launches: int
+    library_ranks: list[int]  # N at which the MPI libraries are timed and tuned
+    budget: float  # seconds for every timing job together
+    noise_bound: float
     fabrics: dict[str, str]  # transport -> the fabric calibrated by its ping-pong
     clusters: dict[str, dict[str, Any]]
 
@@ -201,6 +207,14 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
     if "wallclock" in config:
         wallclock = _wallclock(config, fabrics, basedir)
     libraries = _libraries(config)
+    for name, entry in config["fabrics"].items():
+        measured_under = entry.get("pingpong", {}).get("library")
+        if measured_under and measured_under not in libraries:
+            raise ConfigError(f"fabrics.{name}.pingpong.library: {measured_under} is not "
+                              "one of libraries")  # fmt: skip
+        if measured_under and pingpong_transport(entry) != "mpi":
+            raise ConfigError(f"fabrics.{name}.pingpong.library: a library's own ping-pong "
+                              "needs transport: mpi")  # fmt: skip
     if "clock" in fabrics:
         raise ConfigError("fabrics.clock: the name is taken by the clock's selection files")
     if libraries and wallclock and "mpi" not in wallclock.fabrics:
@@ -403,6 +417,15 @@ def pingpong_transport(entry: dict[str, Any]) -> str:
     return entry["pingpong"].get("transport", "queue")
 
 
+def library_fabric(config: dict[str, Any], library: str, transport_fabric: str) -> str:
+    """The fabric a library's model selection comes from: the one measured by that
+    library's own ping-pong, else `transport_fabric` (this project's mpi transport's)."""
+    for name, entry in config["fabrics"].items():
+        if entry.get("pingpong", {}).get("library") == library:
+            return name
+    return transport_fabric
+
+
 def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -> Wallclock:
     """The wallclock section: timed points, calibrated fabrics that exist, and cluster
     files that parse."""
@@ -434,9 +457,25 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
         peers=list(section.get("peers", [])),
         warmup=section["warmup"],  # the schema's defaults are filled in before the check
         iterations=section["iterations"],
+        rounds=section["rounds"],
+        min_time=section["min_time"],
+        launches=section["launches"],
+        library_ranks=_library_ranks(section["library_ranks"], timed_ranks),
+        budget=section["budget"],
+        noise_bound=section["noise_bound"],
         fabrics={t: calibration[t] for t in transports},
         clusters=clusters,
     )
+
+
+def _library_ranks(library_ranks: list[int], timed_ranks: list[int]) -> list[int]:
+    """The N the libraries are timed at, each one of the timed N (sorted)."""
+    for index, ranks in enumerate(library_ranks):
+        if ranks not in timed_ranks:
+            raise ConfigError(
+                f"wallclock.library_ranks[{index}]: {ranks} is not in wallclock.ranks"
+            )
+    return sorted(library_ranks)
 
 
 def _peers(peers: list[str], transports: list[str]) -> None:

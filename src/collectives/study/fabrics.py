@@ -165,16 +165,17 @@ def _chosen(
     raise FabricError(f"{path}: {key} {number} requested, the file has {len(tables)}: {listed}")
 
 
-def read_csv_points(path: Path, size: str = "bytes") -> Points:
-    """Read a CSV with a header naming the columns `size` ('bytes') and 'seconds'."""
+def read_csv_points(path: Path, size: str = "bytes", seconds: str = "seconds") -> Points:
+    """Read a CSV with a header naming the columns `size` ('bytes') and `seconds` (or a
+    calibration's interval bound, 'low_s' or 'high_s')."""
     with io.StringIO(measurement_text(path), newline="") as handle:
         reader = csv.DictReader(handle)
-        if not reader.fieldnames or not {size, "seconds"} <= set(reader.fieldnames):
-            raise FabricError(f"{path}: the CSV needs a header with columns {size},seconds")
+        if not reader.fieldnames or not {size, seconds} <= set(reader.fieldnames):
+            raise FabricError(f"{path}: the CSV needs a header with columns {size},{seconds}")
         rows = []
         for row in reader:
             try:
-                rows.append((int(float(row[size])), float(row["seconds"])))
+                rows.append((int(float(row[size])), float(row[seconds])))
             except (TypeError, ValueError) as exc:
                 raise FabricError(f"{path}:{reader.line_num}: {exc}") from None
     return _points(path, [b for b, _ in rows], [s for _, s in rows])

@@ -3,8 +3,9 @@ selection and with this machine's clock's, timed on the same ranks and inputs.
 
 The clock's selection comes from runs that force each of the library's algorithms through
 its own variable: at every size the fastest, switching at the geometric middle between two
-timed sizes. The same algorithm is timed twice, forced and through the clock's file, in
-two launches: their difference is the run-to-run noise against which a gain is judged.
+timed sizes. A speedup (the default's median time over the tuned run's) carries its 90%
+interval, each run's blocks resampled (run.timing.ratio_interval): a tuned run is slower or
+faster than the default only where the whole interval says so.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import numpy as np
 import pandas as pd
 
 from ..run.libraries import KINDS
-from ..run.record import Record
+from ..run.record import Record, Timing
+from ..run.timing import ratio_interval
 
 SETTINGS = ("default", "model", "clock")  # what each library is timed with, besides forced
-NOISE_QUANTILE = 0.9  # the noise a library's gains at one N are judged against: this
-# quantile of |forced/clock - 1| over its sizes
 
 
 def force_setting(algorithm: str) -> str:
@@ -29,15 +29,20 @@ def force_setting(algorithm: str) -> str:
     return f"force-{algorithm}"
 
 
-def times(document: dict[str, Any]) -> dict[int, float]:
-    """A bench document's MPI_Allreduce median time per vector length M."""
+def timings(document: dict[str, Any]) -> dict[int, Timing]:
+    """A bench document's MPI_Allreduce timing per vector length M."""
     found = {}
     for index, data in enumerate(document["records"]):
         record = Record.from_dict(data, f"records[{index}]")
         if not record.verified:
             raise ValueError(f"MPI_Allreduce at M={record.elements} gave a wrong sum")
-        found[record.elements] = record.timing.time_median_s
+        found[record.elements] = record.timing
     return found
+
+
+def times(document: dict[str, Any]) -> dict[int, float]:
+    """A bench document's MPI_Allreduce median time per vector length M."""
+    return {m: timing.time_median_s for m, timing in timings(document).items()}
 
 
 def clock_selection(
@@ -80,20 +85,20 @@ def named(selection: pd.DataFrame, ranks: int, nbytes: int) -> str | None:
 
 
 def tuned_vs_default(
-    runs: Mapping[tuple[str, str, int], dict[int, float]],
+    runs: Mapping[tuple[str, str, int], dict[int, Timing]],
     observed: Mapping[tuple[str, str, int], dict[int, list[str]]],
     selections: Mapping[str, pd.DataFrame],
     versions: Mapping[str, str],
     itemsize: int,
 ) -> pd.DataFrame:
     """One row per (library, N, M): the default, model and clock times, the speedups
-    default/tuned, the algorithm each file names and the one the probe saw it run, the
-    forced times, and the run-to-run noise (the clock run against the forced run of the
-    same algorithm).
+    default/tuned with their intervals and whether the tuned run was slower or faster
+    beyond them, the algorithm each file names and the one the probe saw it run, and the
+    forced times.
 
-    runs: (library, setting, N) -> {M: seconds}; observed: (library, setting, N) ->
+    runs: (library, setting, N) -> {M: timing}; observed: (library, setting, N) ->
     {M: algorithms the probe saw}; selections: setting ('model', 'clock') -> the selection
-    rows (with a library column for 'clock').
+    rows, with a library column.
     """
     rows = []
     for library, ranks in sorted({(lib, n) for lib, s, n in runs if s == "default"}):
@@ -101,36 +106,32 @@ def tuned_vs_default(
                   if (lib, n) == (library, ranks) and s.startswith("force-")}  # fmt: skip
         default = runs[(library, "default", ranks)]
         for elements in sorted(default):
-            nbytes = elements * itemsize
+            nbytes, base = elements * itemsize, default[elements]
             row: dict[str, Any] = {
                 "library": library, "version": versions.get(library, ""), "ranks": ranks,
-                "elements": elements, "message_bytes": nbytes, "default_s": default[elements],
+                "elements": elements, "message_bytes": nbytes, "default_s": base.time_median_s,
             }  # fmt: skip
             for setting in ("model", "clock"):
                 table = selections[setting]
-                if "library" in table:
-                    table = table[table.library == library]
-                seconds = runs.get((library, setting, ranks), {}).get(elements, math.nan)
+                table = table[table.library == library]
+                tuned = runs.get((library, setting, ranks), {}).get(elements)
+                speedup = (math.nan,) * 3
+                if tuned is not None:
+                    speedup = ratio_interval((base.times_s, base.blocks),
+                                             (tuned.times_s, tuned.blocks))  # fmt: skip
                 seen = observed.get((library, setting, ranks), {}).get(elements, [])
-                row[f"{setting}_s"] = seconds
-                row[f"{setting}_speedup"] = default[elements] / seconds
+                row[f"{setting}_s"] = tuned.time_median_s if tuned else math.nan
+                row[f"{setting}_speedup"], low, high = speedup
+                row[f"{setting}_speedup_low"], row[f"{setting}_speedup_high"] = low, high
+                row[f"{setting}_slower"] = high < 1  # beyond the interval
+                row[f"{setting}_faster"] = low > 1
                 row[f"{setting}_algorithm"] = named(table, ranks, nbytes)
                 row[f"{setting}_observed"] = "|".join(seen)
                 row[f"{setting}_obeyed"] = _obeyed(library, row[f"{setting}_algorithm"], seen)
-            for algorithm, seconds in sorted(forced.items()):
-                row[f"{algorithm}_s"] = seconds.get(elements, math.nan)
-            same = forced.get(row["clock_algorithm"], {}).get(elements, math.nan)
-            row["noise"] = abs(same / row["clock_s"] - 1)
+            for algorithm, timing in sorted(forced.items()):
+                row[f"{algorithm}_s"] = timing[elements].time_median_s
             rows.append(row)
-    table = pd.DataFrame(rows)
-    if table.empty:
-        return table
-    limit = table.groupby(["library", "ranks"])["noise"].transform(
-        lambda noise: noise.quantile(NOISE_QUANTILE)
-    )
-    table["noise_limit"] = limit
-    table["clock_slower_than_noise"] = table.clock_speedup < 1 / (1 + table.noise_limit)
-    return table
+    return pd.DataFrame(rows)
 
 
 def _obeyed(library: str, named: str | None, seen: list[str]) -> bool | None:
@@ -143,18 +144,17 @@ def _obeyed(library: str, named: str | None, seen: list[str]) -> bool | None:
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per library and N: the noise, the clock's and the model's median speedup over the
-    sizes, how many sizes the probe could check and how many ran the named algorithm, and
-    at how many sizes the clock's selection was slower than the default beyond the noise."""
+    """Per library and N: each selection's median speedup over the sizes, at how many sizes
+    it was slower and faster than the default beyond the interval, and how many sizes the
+    probe could check and how many ran the named algorithm."""
     rows = []
     for (library, ranks), part in table.groupby(["library", "ranks"], sort=False):
         checked = part[["model_obeyed", "clock_obeyed"]].stack().dropna()
-        rows.append({
-            "library": KINDS[library].title, "ranks": int(ranks), "points": len(part),
-            "noise": float(part.noise_limit.iloc[0]),
-            "checked": len(checked), "obeyed": int(checked.astype(bool).sum()),
-            "clock_median_speedup": float(np.nanmedian(part.clock_speedup)),
-            "model_median_speedup": float(np.nanmedian(part.model_speedup)),
-            "clock_slower_than_noise": int(part.clock_slower_than_noise.sum()),
-        })  # fmt: skip
+        row = {"library": KINDS[library].title, "ranks": int(ranks), "points": len(part),
+               "checked": len(checked), "obeyed": int(checked.astype(bool).sum())}  # fmt: skip
+        for setting in ("clock", "model"):
+            row[f"{setting}_median_speedup"] = float(np.nanmedian(part[f"{setting}_speedup"]))
+            row[f"{setting}_slower"] = int(part[f"{setting}_slower"].sum())
+            row[f"{setting}_faster"] = int(part[f"{setting}_faster"].sum())
+        rows.append(row)
     return pd.DataFrame(rows)

@@ -11,6 +11,7 @@ library's rule ran.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +42,8 @@ def model_against_clock(
     fabrics: Mapping[str, Fabric],
     calibration: dict[str, str],
     exchanges: Mapping[tuple[str, int], Points],
+    exchange_bounds: Mapping[tuple[str, int], tuple[Points, Points]] | None = None,
+    noise_bound: float = math.inf,
 ) -> pd.DataFrame:
     """Our algorithms' measured medians beside every model's prediction (ladder.MODELS) on
     the fabric calibrated for their transport (and, from the resources layer on, the link
@@ -48,13 +51,20 @@ def model_against_clock(
     the trace of the same (algorithm, N, M, dtype): the dry transport's, the one the run
     recorded. `cores` (what the timed ranks could run on) is reported beside; the exchange
     measured the ranks sharing them. `predicted_s` is the top model's; rel_error =
-    predicted / measured - 1."""
+    predicted / measured - 1. The top model's prediction interval comes from the exchange's
+    (`exchange_bounds`: its low and high points, each fitted as the median is); a point
+    whose measured interval is wider than `noise_bound` of its median is `noisy`."""
     ours = wallclock[~wallclock.library.astype(bool)].copy()
-    rungs = {}
+    rungs, bounds = {}, {}
     for (transport, ranks), points in exchanges.items():
         fabric = fabrics[calibration[transport]]
-        busy = replace(fabric, link=fitted_link(f"{fabric.name} exchange N{ranks}", points))
+        label = f"{fabric.name} exchange N{ranks}"
+        busy = replace(fabric, link=fitted_link(label, points))
         rungs[(transport, ranks)] = ladder.rungs(fabric, busy)
+        bounds[(transport, ranks)] = [
+            ladder.rungs(fabric, replace(fabric, link=fitted_link(label, side)))
+            for side in (exchange_bounds or {}).get((transport, ranks), ())
+        ]
     traces: dict[tuple[str, int, int, str], Trace] = {}
     rows = []
     for run in ours.itertuples():
@@ -69,14 +79,21 @@ def model_against_clock(
         predicted = ladder.predict(
             traces[key], run.rounds, run.bytes_critical, rungs[(run.transport, run.ranks)], OWN_CORE
         )
-        rows.append({"fabric": fabric.name, **{ladder.column(m): t for m, t in predicted.items()}})
+        sides = [
+            ladder.predict_top(traces[key], side, OWN_CORE)
+            for side in bounds[(run.transport, run.ranks)]
+        ] or [math.nan]
+        rows.append({"fabric": fabric.name, **{ladder.column(m): t for m, t in predicted.items()},
+                     "predicted_low_s": min(sides), "predicted_high_s": max(sides)})  # fmt: skip
     ours = pd.concat([ours.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
     ours["predicted_s"] = ours[ladder.column(ladder.MODELS[-1])]
     ours["measured_s"] = ours.time_median_s
     ours["rel_error"] = ours.predicted_s / ours.measured_s - 1
+    ours["noisy"] = (ours.high_s - ours.low_s) / ours.measured_s > noise_bound
     columns = ["transport", "fabric", "algorithm", "ranks", "cores", "elements", "dtype",
                "message_bytes", "rounds", "bytes_critical", "measured_s", "time_min_s",
-               *map(ladder.column, ladder.MODELS), "predicted_s", "rel_error"]  # fmt: skip
+               "low_s", "high_s", "noisy", *map(ladder.column, ladder.MODELS),
+               "predicted_s", "predicted_low_s", "predicted_high_s", "rel_error"]  # fmt: skip
     return ours[columns]
 
 
@@ -249,7 +266,9 @@ def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFr
     this machine how well the model chooses: the share of sizes where its cheapest
     algorithm is the measured fastest, where the measured time of its choice is within
     10% of the fastest, and the ring/recursive-doubling crossover it predicts beside the
-    measured one."""
+    measured one. Noisy points (this machine's, `noisy`) are kept out of the errors and
+    counted (`kept_out`); `within_interval` is the share of the rest whose measured median
+    lies inside the top model's prediction interval."""
     parts = []
     for model in ladder.MODELS:
         for frame, keys in ((validation, ["transport", "ranks"]), (clusters, ["cluster", "ranks"])):
@@ -263,7 +282,8 @@ def error_summary(validation: pd.DataFrame, clusters: pd.DataFrame) -> pd.DataFr
 
 
 def _summary(frame: pd.DataFrame, keys: list[str], model: str, choices: bool) -> pd.DataFrame:
-    errors = frame.assign(abs_error=frame.rel_error.abs())
+    noisy = frame.noisy.astype(bool) if "noisy" in frame else pd.Series(False, frame.index)
+    errors = frame[~noisy].assign(abs_error=frame.rel_error.abs())
     summary = errors.groupby(keys).agg(
         points=("rel_error", "size"),
         median_abs_rel_error=("abs_error", "median"),
@@ -272,6 +292,15 @@ def _summary(frame: pd.DataFrame, keys: list[str], model: str, choices: bool) ->
         within_2x=("rel_error", lambda e: float(within_factor(e, 2).mean())),
         within_25pct=("rel_error", lambda e: float(within_factor(e, 1.25).mean())),
     )
+    kept_out = noisy.groupby([frame[k] for k in keys]).sum().rename("kept_out")
+    summary = summary.join(kept_out, how="outer").fillna({"points": 0})  # all noisy: a row
+    summary["points"] = summary.points.astype(int)
+    if "predicted_low_s" in errors and model == ladder.MODELS[-1]:
+        inside = (errors.predicted_low_s <= errors.measured_s) & (
+            errors.measured_s <= errors.predicted_high_s
+        )
+        summary = summary.join(inside.groupby([errors[k] for k in keys]).mean().rename(
+            "within_interval"))  # fmt: skip
     if choices:  # several algorithms timed per size: how well the model picks among them
         summary = summary.join(_choices(frame, keys))
         crossover = crossover_against_clock(frame).set_index(keys)

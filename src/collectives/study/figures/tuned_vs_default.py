@@ -15,7 +15,7 @@ SELECTIONS = (("clock", "-", "o"), ("model", "--", None))  # (setting, line styl
 def draw(table: pd.DataFrame) -> Plot:
     """Speedup of each library's MPI_Allreduce over its default against message size, one
     panel per library: the clock's selection (solid) and the model's (dashed), one colour
-    per N, the run-to-run noise shaded around 1."""
+    per N, each with its 90% interval shaded."""
     libraries = list(dict.fromkeys(table.library))
     ranks = sorted(set(table.ranks))
     fig, axes = panels(max(len(libraries), 1), height=2.0, sharey=True)
@@ -24,19 +24,19 @@ def draw(table: pd.DataFrame) -> Plot:
     rows = []
     for axis, library in zip(axes, libraries, strict=False):
         part = table[table.library == library]
-        noise = float(part.groupby("ranks").noise_limit.first().median())
-        axis.axhspan(1 / (1 + noise), 1 + noise, color="0.88", zorder=0, gid=GUIDE)
         axis.axhline(1, color="0.4", linewidth=0.8, gid=GUIDE)
         for n in ranks:
             here = part[part.ranks == n].sort_values("message_bytes")
             for setting, style, marker in SELECTIONS:
+                low, high = here[f"{setting}_speedup_low"], here[f"{setting}_speedup_high"]
+                axis.fill_between(here.message_bytes, low, high, color=colours[n], alpha=0.15,
+                                  linewidth=0, gid=GUIDE)  # fmt: skip
                 axis.plot(here.message_bytes, here[f"{setting}_speedup"], color=colours[n],
                           linestyle=style, marker=marker, markersize=2.5, linewidth=1)  # fmt: skip
                 rows += [{"library": library, "ranks": n, "selection": setting,
-                          "message_bytes": m, "speedup": s, "noise_low": 1 / (1 + noise),
-                          "noise_high": 1 + noise}
-                         for m, s in zip(here.message_bytes, here[f"{setting}_speedup"],
-                                         strict=True)]  # fmt: skip
+                          "message_bytes": m, "speedup": v, "low": lo, "high": hi}
+                         for m, v, lo, hi in zip(here.message_bytes, here[f"{setting}_speedup"],
+                                                 low, high, strict=True)]  # fmt: skip
         axis.set_title(_short(part.version.iloc[0]) or library)
         bytes_axis(axis)
         axis.set_yscale("log", base=2)
@@ -56,17 +56,14 @@ def draw(table: pd.DataFrame) -> Plot:
         )
         for setting, style, marker in SELECTIONS
     ]
-    handles.append(
-        plt.Rectangle((0, 0), 1, 1, color="0.88", label="run-to-run noise (median over N)")
-    )
+    handles.append(plt.Rectangle((0, 0), 1, 1, color="0.85", label="90% interval"))
     if libraries:
         legend_below(fig, handles)
     else:
         axes[0].set_axis_off()
         axes[0].text(0.5, 0.5, "no library tuned", ha="center", va="center")
     fig.suptitle("MPI_Allreduce with our selection against the library's default, this machine")
-    columns = ["library", "ranks", "selection", "message_bytes", "speedup", "noise_low",
-               "noise_high"]  # fmt: skip
+    columns = ["library", "ranks", "selection", "message_bytes", "speedup", "low", "high"]
     return Plot(fig, pd.DataFrame(rows, columns=columns))
 
 

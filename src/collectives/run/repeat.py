@@ -1,0 +1,160 @@
+"""A timed measurement in several launches, so that one disturbed launch cannot decide it.
+
+A ping-pong, an exchange or a bench is launched `launches` times (each a fresh set of
+ranks, as the timed runs are) and the launches are merged: per point the median of every
+launch's times, with its block-bootstrap interval (run.timing; a ping-pong's or exchange's
+launch is one block per size, its median).
+
+A calibration (a ping-pong or exchange, written as CSV) must agree with itself: at every
+size most launches lie within `agreement` times of their median, so that one launch the
+scheduler placed badly (two ranks on one core) is outvoted, not averaged in. Launches
+without such a majority are measured again, up to `attempts` times; then the run stops
+with one line naming the calibration, the size and the spread. A bench (JSON) is merged
+as it is: its noisy points are marked downstream, not refused.
+
+With a `budget` (seconds for the whole measurement) and the option that lists the sizes
+(`narrow`), what is left after the first launches buys more launches of the sizes whose
+intervals are the widest relative to their medians, while any is wider than `bound` and
+another launch fits in what remains.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .files import write_json, write_text
+from .measure import MeasurementError
+from .timing import median_interval, relative_width
+
+DEFAULT_LAUNCHES = 3
+DEFAULT_AGREEMENT = 2.0  # how far from the launches' median most of them must lie
+DEFAULT_ATTEMPTS = 3
+DEFAULT_BOUND = 0.2  # an interval wider than this share of its median is worth a launch more
+
+Launch = dict[int, float] | dict[str, Any]  # a calibration's {bytes: seconds}, or a bench
+
+
+def repeat(
+    command: list[str],
+    output: Path,
+    what: str,
+    launches: int = DEFAULT_LAUNCHES,
+    agreement: float = DEFAULT_AGREEMENT,
+    attempts: int = DEFAULT_ATTEMPTS,
+    budget: float | None = None,
+    narrow: str | None = None,
+    bound: float = DEFAULT_BOUND,
+) -> int:
+    """Run `command` (which writes its result to the path given after it as --output)
+    `launches` times, then as the budget allows; write the merged result to `output` (CSV
+    for a calibration, JSON for a bench); return how many launches ran."""
+    if launches < 1 or attempts < 1 or agreement < 1 or (budget is not None and budget < 0):
+        raise ValueError("launches and attempts must be >= 1, agreement >= 1, budget >= 0")
+    bench = output.suffix == ".json"
+    started = time.monotonic()
+    for _ in range(attempts):
+        parts = [_launched(command, output, index, bench) for index in range(launches)]
+        split = [] if bench else _split_sizes(parts, agreement)
+        if not split:
+            break
+    else:
+        worst = [part[split[0]] for part in parts]
+        raise MeasurementError(
+            f"{what}: its {launches} launches disagree at {split[0]} B, no majority within "
+            f"{agreement:g}x of their median ({min(worst):.3g} to {max(worst):.3g} s) in "
+            f"{attempts} attempts: the machine is too busy"
+        )
+    full_launch = (time.monotonic() - started) / len(parts)  # the costliest kind of launch
+    while budget is not None and narrow is not None:
+        widths = _widths(parts, bench)
+        widest = sorted((s for s, w in widths.items() if w > bound), key=lambda s: -widths[s])
+        if not widest or time.monotonic() - started + full_launch > budget:
+            break
+        chosen = sorted(widest[: math.ceil(len(widths) / 3)])
+        parts.append(_launched(_narrowed(command, narrow, chosen), output, len(parts), bench))
+    if bench:
+        from .bench import merge_documents  # the bench's own record format
+
+        write_json(output, merge_documents(parts))
+    else:
+        write_text(output, _calibration_csv(parts))
+    return len(parts)
+
+
+def _launched(command: list[str], output: Path, index: int, bench: bool) -> Launch:
+    """One launch's result, from its own file beside `output` (removed after)."""
+    part = output.with_name(f"{output.name}.launch{index}")
+    try:
+        done = subprocess.run([*command, "--output", str(part)], check=False)
+        if done.returncode != 0:
+            raise MeasurementError(f"launch {index + 1} exited with {done.returncode}")
+        if bench:
+            return json.loads(part.read_text())
+        table = np.loadtxt(part, delimiter=",", skiprows=1, ndmin=2)
+        return {int(size): float(seconds) for size, seconds in table[:, :2]}
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def _split_sizes(parts: Sequence[dict[int, float]], agreement: float) -> list[int]:
+    """The sizes at which no majority of the launches lies within `agreement` of their
+    median."""
+    split = []
+    for size in parts[0]:
+        times = np.array([part[size] for part in parts])
+        median = np.median(times)
+        near = (times <= median * agreement) & (times >= median / agreement)
+        if near.sum() * 2 <= len(parts):
+            split.append(size)
+    return split
+
+
+def _samples(parts: Sequence[dict[int, float]]) -> dict[int, list[float]]:
+    """Each size's launch medians, over the launches that measured it."""
+    found: dict[int, list[float]] = {}
+    for part in parts:
+        for size, seconds in part.items():
+            found.setdefault(size, []).append(seconds)
+    return found
+
+
+def _widths(parts: Sequence[Launch], bench: bool) -> dict[int, float]:
+    """Per size, the widest relative interval of its points, as the launches so far give."""
+    if not bench:
+        return {
+            size: relative_width(*median_interval(times, [1] * len(times)))
+            for size, times in _samples(parts).items()
+        }
+    from .bench import merge_documents
+
+    widths: dict[int, float] = {}
+    for record in merge_documents(parts)["records"]:
+        timing = record["timing"]
+        width = relative_width(timing["time_median_s"], timing["low_s"], timing["high_s"])
+        widths[record["elements"]] = max(widths.get(record["elements"], 0.0), width)
+    return widths
+
+
+def _narrowed(command: list[str], option: str, sizes: Sequence[int]) -> list[str]:
+    """`command` with the value after `option` (its comma-separated sizes) set to `sizes`."""
+    if option not in command[:-1]:
+        raise ValueError(f"the measurement's command has no {option} to narrow")
+    at = command.index(option) + 1
+    return [*command[:at], ",".join(map(str, sizes)), *command[at + 1 :]]
+
+
+def _calibration_csv(parts: Sequence[dict[int, float]]) -> str:
+    """bytes, the median over launches, its interval, and how many launches measured it."""
+    rows = []
+    for size, times in sorted(_samples(parts).items()):
+        median, low, high = median_interval(times, [1] * len(times))
+        rows.append(f"{size},{median:.9e},{low:.9e},{high:.9e},{len(times)}\n")
+    return "bytes,seconds,low_s,high_s,launches\n" + "".join(rows)
