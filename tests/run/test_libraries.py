@@ -107,6 +107,27 @@ def test_exported_selection_loads_and_is_obeyed(library, ranks, tmp_path):
         assert named(library.kind, ranks, size["elements"]) in size["algorithms"], size
 
 
+def test_a_range_left_to_the_library_runs_its_own_choice(library, tmp_path):
+    """Ring up to 1 KiB, the library's own choice above: above, the probe sees what the
+    default (forced as DEFAULT: as a file leaves it) runs; below, the ring. Intel MPI's
+    variable cannot say it (a size no range covers takes the nearest rule)."""
+    if not library.facts.default_ranges:
+        pytest.skip(f"{library.facts.title} cannot leave one size range to its own choice")
+    rows = pd.DataFrame([("t", 4, 0, 1023, "ring"), ("t", 4, 1024, None, libraries.DEFAULT)],
+                        columns=SELECTION.columns).astype({"max_bytes": "Int64"})  # fmt: skip
+    tree = libraries.mpich_default_selection(library) if library.kind == "mpich" else None
+    path = tmp_path / f"selection.{library.facts.selection_suffix}"
+    path.write_text(selection.export(library.kind, rows, tree))
+    sizes = [8, 8192, 65536]
+    loaded = observe(library, 4, sizes, libraries.steering(library, 4, selection=str(path)))
+    own = observe(library, 4, sizes, libraries.steering(library, 4, force=libraries.DEFAULT))
+    assert all(size["verified"] for size in loaded["sizes"] + own["sizes"])
+    assert loaded["sizes"][0]["algorithms"] == ["ring"]
+    assert [s["algorithms"] for s in loaded["sizes"][1:]] == [
+        s["algorithms"] for s in own["sizes"][1:]
+    ]
+
+
 @pytest.mark.parametrize(
     "args",
     [

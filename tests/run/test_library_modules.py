@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from collectives.run import libraries
-from collectives.run.libraries import KINDS, Kind, Library, LibraryError, mpich
+from collectives.run.libraries import KINDS, Kind, Library, LibraryError, impi, mpich, openmpi
 from collectives.study import config, paths, selection, tuning
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,3 +95,34 @@ def test_each_library_names_only_registered_algorithms():
     for kind in KINDS.values():
         assert set(kind.algorithms) <= set(ALGORITHMS), kind.name
         assert kind.algorithm_id("hierarchical-G8") == kind.algorithms.get("hierarchical")
+
+
+DEFAULT_RANGES = [(2, [(0, 1023, "ring"), (1024, None, libraries.DEFAULT)]),
+                  (4, [(0, None, libraries.DEFAULT)])]  # fmt: skip
+
+
+def test_a_range_left_to_the_library_is_written_its_own_way(tmp_path):
+    """Open MPI: algorithm 0 (coll_tuned's fixed decision); MPICH: its own allreduce
+    subtree; Intel MPI only for a whole N (the variable unset), a part of one refused."""
+    assert openmpi.export(DEFAULT_RANGES).splitlines()[5:7] == ["0 4 0 0  # ring",
+                                                               "1024 0 0 0  # default"]  # fmt: skip
+    script = tmp_path / "impi.sh"
+    script.write_text(impi.export([(2, [(0, None, "ring")]), *DEFAULT_RANGES[1:]]))
+    assert impi.sourced(str(script), 2) == {impi.VARIABLE: "8:0-2147483647"}
+    assert impi.sourced(str(script), 4) == {}  # every size to Intel MPI's own choice
+    with pytest.raises(LibraryError, match="cannot leave part of N=2's sizes"):
+        impi.export(DEFAULT_RANGES)
+    own = {"comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_smp": {}}}}
+    tree = mpich.selection_json(DEFAULT_RANGES, {"collective=allreduce": own})
+    intra = tree["collective=allreduce"]["comm_type=intra"]
+    assert intra["comm_size<=2"]["avg_msg_size=any"] == own["comm_type=intra"]
+    assert intra["comm_size<=4"]["avg_msg_size=any"] == own["comm_type=intra"]
+    with pytest.raises(LibraryError, match="needs its built-in selection tree"):
+        mpich.selection_json(DEFAULT_RANGES, None)
+
+
+def test_forcing_the_default_sets_only_what_a_selection_file_sets_beside_it():
+    assert KINDS["mpich"].forcing(libraries.DEFAULT) == mpich.REACH_MPIR
+    assert KINDS["openmpi"].forcing(libraries.DEFAULT) == openmpi.TUNED
+    assert KINDS["impi"].forcing(libraries.DEFAULT) == {}
+    assert tuning._obeyed("openmpi", libraries.DEFAULT, ["ring"]) is None  # nothing named

@@ -33,6 +33,14 @@ def test_the_clock_switches_at_the_geometric_middle():
     assert table.min_bytes.iloc[1] == table.max_bytes.iloc[0] + 1
 
 
+def test_the_library_s_own_choice_is_a_candidate_where_it_is_fastest():
+    forced = forced_times()
+    forced[("openmpi", 4, "default")] = {1: 5e-7, 64: 3e-6, 4096: 4e-5, 262144: 5e-3}
+    table = tuning.clock_selection(forced, itemsize=8)
+    assert list(table.algorithm) == ["default", "recursive_doubling", "ring"]
+    assert tuning.named(table, 4, 8) == "default"
+
+
 def test_a_selection_names_the_rules_of_the_largest_n_below():
     table = tuning.clock_selection(forced_times(), itemsize=8)
     assert tuning.named(table, 4, 8) == "recursive_doubling"
@@ -49,6 +57,7 @@ def timed(seconds: dict[int, float], spread: float = 0.01) -> dict:
 def test_tuned_rows_carry_speedups_their_intervals_and_names():
     forced = forced_times()
     runs = {("openmpi", f"force-{a}", 4): timed(t) for (_, _, a), t in forced.items()}
+    runs[("openmpi", "force-default", 4)] = timed({m: 9.0 for m in SIZES})  # never fastest
     best = {m: min(t[m] for t in forced.values()) for m in SIZES}
     runs[("openmpi", "default", 4)] = timed({m: 2 * t for m, t in best.items()})
     runs[("openmpi", "clock", 4)] = timed({m: 1.1 * t for m, t in best.items()})
@@ -68,6 +77,7 @@ def test_tuned_rows_carry_speedups_their_intervals_and_names():
     assert list(table.model_slower) == [False, False, False, False]
     assert list(table.clock_algorithm) == ["recursive_doubling"] * 2 + ["ring"] * 2
     assert list(table.clock_observed) == ["", "recursive_doubling", "ring", ""]
+    assert "default_s" in table and (table.default_s < 1).all()  # the run beside the tuned
     assert list(table.clock_obeyed) == [None, True, True, None]
     summary = tuning.summary(table)
     assert (summary.library.item(), summary.ranks.item()) == ("Open MPI", 4)

@@ -225,7 +225,9 @@ def test_each_library_is_timed_tuned_and_obeys(workdir):
     for setting in ("model", "clock"):
         # None where the probe cannot tell (M = 1; MPICH's Rabenseifner, for built-ins only)
         obeyed = table[f"{setting}_obeyed"].dropna().astype(bool)
-        assert len(obeyed) >= len(LIBRARIES)
+        # the clock may leave sizes to the library's own choice: nothing named to check
+        left = (table[f"{setting}_algorithm"] == libraries.DEFAULT).sum()
+        assert len(obeyed) + left >= len(LIBRARIES)
         # Intel MPI's own Rabenseifner is recursive doubling at N = 2 (docs/libraries.md)
         named = table.loc[obeyed.index, f"{setting}_algorithm"]
         substituted = (table.loc[obeyed.index, "library"] == "impi") & (named == "rabenseifner")

@@ -22,7 +22,7 @@ try:
     )
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
-    from collectives.run.libraries import KINDS, common_algorithms
+    from collectives.run.libraries import DEFAULT, KINDS, common_algorithms
     from collectives.study.tuning import SETTINGS, force_setting
 except ImportError as exc:
     sys.exit(
@@ -402,21 +402,24 @@ def library_options(wildcards):
 
 
 def forced_settings():
-    """The forced settings: one per algorithm every library has."""
-    return [
-        force_setting(a) for a in common_algorithms(PLAN.algorithms, PLAN.libraries)
-    ]
+    """The forced settings: one per algorithm every library has, and the library's own
+    choice as its selection file would leave it (the clock's candidates)."""
+    common = common_algorithms(PLAN.algorithms, PLAN.libraries)
+    return [force_setting(a) for a in [*common, DEFAULT]]
 
 
 def tuning_keys(settings=None):
-    """Every timed (library, setting, N) of the tuning."""
+    """Every timed (library, setting, N) of the tuning; the library's own choice only
+    where its file can leave a size range to it."""
     if not (WALLCLOCK and PLAN.libraries):
         return []
     settings = settings or [*SETTINGS, *forced_settings()]
+    own = force_setting(DEFAULT)
     return [
         (lib, s, n)
         for lib in PLAN.libraries
         for s in settings
+        if s != own or KINDS[lib].default_ranges
         for n in WALLCLOCK.library_ranks
     ]
 

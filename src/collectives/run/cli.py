@@ -232,7 +232,11 @@ def _library_arguments(commands) -> None:
     )
     under.add_argument("--library", required=True, help="a descriptor written by `library`")
     under.add_argument("--ranks", type=int, required=True, help="N >= 1")
-    under.add_argument("--force", help="run this algorithm at every size (our name)")
+    under.add_argument(
+        "--force",
+        help="run this algorithm at every size (our name; default: the library's own choice, "
+        "as a selection file's default range runs it)",
+    )
     under.add_argument("--selection", help="load this exported selection file")
     under.add_argument("arguments", nargs=argparse.REMAINDER, help="the collectives command")
 

@@ -2,10 +2,12 @@
 selection and with this machine's clock's, timed on the same ranks and inputs.
 
 The clock's selection comes from runs that force each of the library's algorithms through
-its own variable: at every size the fastest, switching at the geometric middle between two
-timed sizes. A speedup (the default's median time over the tuned run's) carries its 90%
-interval, each run's blocks resampled (run.timing.ratio_interval): a tuned run is slower or
-faster than the default only where the whole interval says so.
+its own variable, and from a run of its own choice (DEFAULT, a candidate wherever its
+selection file can leave a size range to it): at every size the fastest, switching at the
+geometric middle between two timed sizes. A speedup (the default's median time over the
+tuned run's) carries its 90% interval, each run's blocks resampled
+(run.timing.ratio_interval): a tuned run is slower or faster than the default only where
+the whole interval says so.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..run.libraries import KINDS
+from ..run.libraries import DEFAULT, KINDS
 from ..run.record import Record, Timing
 from ..run.timing import ratio_interval
 
@@ -129,16 +131,18 @@ def tuned_vs_default(
                 row[f"{setting}_observed"] = "|".join(seen)
                 row[f"{setting}_obeyed"] = _obeyed(library, row[f"{setting}_algorithm"], seen)
             for algorithm, timing in sorted(forced.items()):
-                row[f"{algorithm}_s"] = timing[elements].time_median_s
+                if algorithm != DEFAULT:  # the default's own run beside the tuned: default_s
+                    row[f"{algorithm}_s"] = timing[elements].time_median_s
             rows.append(row)
     return pd.DataFrame(rows)
 
 
 def _obeyed(library: str, named: str | None, seen: list[str]) -> bool | None:
     """Whether the probe saw the named algorithm; None where it cannot tell: no signature
-    at this size, or an algorithm the library runs only where the probe's sum is not
-    (its module's `unobservable`: MPICH's Rabenseifner, for built-in operations only)."""
-    if not seen or named is None or named in KINDS[library].unobservable:
+    at this size, a range left to the library's own choice, or an algorithm the library
+    runs only where the probe's sum is not (its module's `unobservable`: MPICH's
+    Rabenseifner, for built-in operations only)."""
+    if not seen or named in (None, DEFAULT) or named in KINDS[library].unobservable:
         return None
     return named in seen
 

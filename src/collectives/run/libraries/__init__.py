@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from . import impi, mpich, openmpi
-from .kind import Kind, LibraryError
+from .kind import DEFAULT, Kind, LibraryError
 
 __all__ = [
-    "KINDS", "Kind", "Library", "LibraryError", "common_algorithms", "install", "load", "locate",
-    "mpich_default_selection", "mpich_tree_of", "short_version", "steering",
+    "DEFAULT", "KINDS", "Kind", "Library", "LibraryError", "common_algorithms", "install",
+    "load", "locate", "mpich_default_selection", "mpich_tree_of", "short_version", "steering",
 ]  # fmt: skip
 
 SHM = Path("/dev/shm")

@@ -8,7 +8,7 @@ import os
 import subprocess
 from typing import Any
 
-from .kind import Kind, LibraryError, Ranges
+from .kind import DEFAULT, Kind, LibraryError, Ranges
 
 # I_MPI_ADJUST_ALLREDUCE's algorithm ids (Intel MPI Library Developer Reference, "I_MPI_ADJUST
 # Family Environment Variables"): 1 recursive doubling, 2 Rabenseifner's, 8 ring.
@@ -21,32 +21,41 @@ def export(ranges: Ranges, default_tree: dict[str, Any] | None = None) -> str:
     """A selection as a shell snippet setting I_MPI_ADJUST_ALLREDUCE ("algorithm:low-high
     bytes;...") for a job of $N ranks. Intel MPI 2021 ignores message sizes in rules that
     also name rank counts, so the rank count picks a rule set here: each N's from N up to
-    the next N."""
+    the next N. Intel MPI cannot leave one range to its own choice (a size no range covers
+    takes the nearest rule, and id 0 is recursive doubling): an N whose every range is
+    DEFAULT unsets the variable, and a DEFAULT range beside others is refused."""
     lines = [
         f"# {VARIABLE} for a job of N ranks: N=8 . ./this-file (sets and exports it)",
         ': "${N:?set N to the number of ranks}"',
     ]
     for index, (ranks, sizes) in enumerate(reversed(ranges)):
+        if DEFAULT in {name for *_, name in sizes} and {name for *_, name in sizes} != {DEFAULT}:
+            raise LibraryError(f"Intel MPI cannot leave part of N={ranks}'s sizes to its own "
+                               f"{VARIABLE} choice")  # fmt: skip
         rules = ";".join(
             f"{KIND.algorithm_id(name)}:"
             f"{0 if low == sizes[0][0] else low}-{ANY_SIZE if high is None else high}"
             for low, high, name in sizes
+            if name != DEFAULT
         )
         test = "if" if index == 0 else "elif"
-        lines.append(f'{test} [ "$N" -ge {ranks} ]; then {VARIABLE}="{rules}"')
-    lines += ["fi", f"export {VARIABLE}"]
+        setting = f'{VARIABLE}="{rules}"' if rules else f"unset {VARIABLE}"
+        lines.append(f'{test} [ "$N" -ge {ranks} ]; then {setting}')
+    lines += ["fi", f'[ -z "${{{VARIABLE}+set}}" ] || export {VARIABLE}']
     return "\n".join(lines) + "\n"
 
 
 def sourced(script: str, ranks: int) -> dict[str, str]:
-    """The value the exported snippet gives I_MPI_ADJUST_ALLREDUCE for N = ranks."""
+    """The value the exported snippet gives I_MPI_ADJUST_ALLREDUCE for N = ranks; none
+    where it leaves every size to Intel MPI's own choice."""
     result = subprocess.run(
-        ["sh", "-c", f'. "$0" >/dev/null && printf %s "${VARIABLE}"', script],
+        ["sh", "-c", f'unset {VARIABLE}; . "$0" >/dev/null && printf %s "${{{VARIABLE}-}}"',
+         script],
         env={**os.environ, "N": str(ranks)}, capture_output=True, text=True,
     )  # fmt: skip
-    if result.returncode != 0 or not result.stdout:
-        raise LibraryError(f"{script}: sets no {VARIABLE} for N={ranks}")
-    return {VARIABLE: result.stdout}
+    if result.returncode != 0:
+        raise LibraryError(f"{script}: cannot be sourced for N={ranks}")
+    return {VARIABLE: result.stdout} if result.stdout else {}
 
 
 KIND = Kind(
@@ -60,4 +69,5 @@ KIND = Kind(
     load=sourced,
     export=export,
     style=("0.3", (0, (6, 2, 1, 2, 1, 2))),
+    default_ranges=False,
 )

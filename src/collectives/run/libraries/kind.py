@@ -17,8 +17,11 @@ class LibraryError(RuntimeError):
 
 
 # A selection by communicator size: (N, [(min_bytes, max_bytes or None, algorithm), ...]),
-# in order of N and of size; each N's rule holds from that N up to the next.
+# in order of N and of size; each N's rule holds from that N up to the next. An algorithm
+# of DEFAULT leaves its range to the library's own choice, in the way each library's file
+# can say so.
 Ranges = list[tuple[int, list[tuple[int, int | None, str]]]]
+DEFAULT = "default"
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,11 @@ class Kind:
     scratch_variable: str | None = None  # names a run's own directory for its segments
     # algorithms a probe with a user-defined sum cannot see it run (it takes another branch)
     unobservable: frozenset[str] = field(default_factory=frozenset)
+    # the variables under which a selection file's DEFAULT range runs: the library's own
+    # choice at the layer its file steers (forcing DEFAULT times exactly that)
+    own_choice: Mapping[str, str] = field(default_factory=dict)
+    # whether its file can leave one size range to its own choice (else only a whole N)
+    default_ranges: bool = True
 
     def algorithm_id(self, algorithm: str) -> str | None:
         """The library's own name (or number) for one of our algorithms (a variant such as
@@ -46,7 +54,10 @@ class Kind:
         return self.algorithms.get(registry.parse_variant(algorithm)[0])
 
     def forcing(self, algorithm: str) -> dict[str, str]:
-        """The variables that make MPI_Allreduce run `algorithm` at every size."""
+        """The variables that make MPI_Allreduce run `algorithm` at every size (DEFAULT:
+        the library's own choice, as a selection file's default range runs it)."""
+        if algorithm == DEFAULT:
+            return dict(self.own_choice)
         name = self.algorithm_id(algorithm)
         if name is None:
             raise LibraryError(f"{self.title} has no {algorithm} all-reduce")

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ... import registry
-from .kind import Kind, Ranges
+from .kind import DEFAULT, Kind, LibraryError, Ranges
 
 FUNCTION = "MPIR_Allreduce_intra_{}"  # MPICH's allreduce algorithm functions
 # Our algorithms as MPICH's (src/mpi/coll/allreduce/), with the parameters a selection
@@ -61,12 +61,14 @@ def leaf(name: str) -> dict[str, Any]:
 def selection_json(ranges: Ranges, default_tree: dict[str, Any] | None) -> dict[str, Any]:
     """A selection as a complete MPICH selection file: the installed MPICH's own tree
     (default_tree, every collective) with the intra-communicator allreduce replaced by
-    comm_size<=N (each N; comm_size=any for larger) / avg_msg_size<=B ... =any."""
+    comm_size<=N (each N; comm_size=any for larger) / avg_msg_size<=B ... =any. A DEFAULT
+    range holds the installed MPICH's own intra-communicator allreduce subtree."""
     by_size: dict[str, Any] = {}
     for ranks, sizes in ranges:
         by_size[f"comm_size<={ranks}"] = {
             ("avg_msg_size=any" if high is None else f"avg_msg_size<={high}"):
-                leaf(ALGORITHMS[registry.parse_variant(name)[0]])
+                _own(default_tree) if name == DEFAULT
+                else leaf(ALGORITHMS[registry.parse_variant(name)[0]])
             for _, high, name in sizes
         }  # fmt: skip
     if by_size:
@@ -77,6 +79,16 @@ def selection_json(ranges: Ranges, default_tree: dict[str, Any] | None) -> dict[
         "comm_type=intra": by_size,
     }
     return tree
+
+
+def _own(default_tree: dict[str, Any] | None) -> dict[str, Any]:
+    """The installed MPICH's own intra-communicator allreduce subtree: a range left to it."""
+    try:
+        return copy.deepcopy(default_tree["collective=allreduce"]["comm_type=intra"])
+    except (TypeError, KeyError):
+        raise LibraryError(
+            "leaving a range to MPICH's own choice needs its built-in selection tree"
+        ) from None
 
 
 def export(ranges: Ranges, default_tree: dict[str, Any] | None) -> str:
@@ -93,6 +105,7 @@ KIND = Kind(
     algorithms=ALGORITHMS,
     force=lambda name: {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": name, **REACH_MPIR},
     load=lambda path, ranks: {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path, **REACH_MPIR},
+    own_choice=REACH_MPIR,
     export=export,
     bundled=True,  # the mpich wheel of the pipeline extra
     style=("black", "--"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kind import Kind, Ranges
+from .kind import DEFAULT, Kind, Ranges
 
 # coll_tuned's allreduce algorithm numbers (ompi/mca/coll/tuned/coll_tuned_allreduce_decision.c):
 # 1 basic_linear, 3 recursive_doubling, 4 ring, 6 rabenseifner.
@@ -20,13 +20,15 @@ TUNED = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll": "^han"}
 def export(ranges: Ranges, default_tree: dict[str, Any] | None = None) -> str:
     """A selection as coll_tuned's dynamic-rules file: per communicator size (each rule
     holds from that size up to the next), per message size from which it holds, the
-    algorithm number, fan-in/out 0 and segment size 0."""
+    algorithm number, fan-in/out 0 and segment size 0. Algorithm 0 leaves the size to
+    coll_tuned's fixed decision (coll_tuned_allreduce_decision.c: a rule of 0 falls
+    through to it), which is how a DEFAULT range is written."""
     lines = ["1  # collectives described", f"{ALLREDUCE_ID}  # allreduce",
              f"{len(ranges)}  # communicator sizes"]  # fmt: skip
     for ranks, sizes in ranges:
         lines += [f"{ranks}  # communicator size", f"{len(sizes)}  # message sizes"]
         for low, _, name in sizes:
-            number = KIND.algorithm_id(name)
+            number = "0" if name == DEFAULT else KIND.algorithm_id(name)
             lines.append(f"{0 if low == sizes[0][0] else low} {number} 0 0  # {name}")
     return "\n".join(lines) + "\n"
 
@@ -47,6 +49,7 @@ KIND = Kind(
     algorithms=ALGORITHMS,
     force=lambda name: {**TUNED, "OMPI_MCA_coll_tuned_allreduce_algorithm": name},
     load=lambda path, ranks: {**TUNED, "OMPI_MCA_coll_tuned_dynamic_rules_filename": path},
+    own_choice=TUNED,
     export=export,
     style=("black", ":"),
     # Open MPI 5 leaves its shared-memory segments behind in /dev/shm: give it a directory
