@@ -97,6 +97,8 @@ def test_every_model_predicts_every_timed_run(traces):
         assert row.predicted_s == row.protocol_s  # the top model
         assert row.rel_error == pytest.approx(row.predicted_s / ours.time_median_s[index] - 1)
     assert result.predicted_low_s.isna().all() and not result.noisy.any()  # no bounds given
+    top = validation.error_summary(result, pd.DataFrame()).iloc[-1]
+    assert pd.isna(top.within_interval)  # no interval: not "never inside"
     with pytest.raises(ValueError, match="no exchange benchmark for mpi at N=4"):
         validation.model_against_clock(table, {"local-mpi": fabric}, {"mpi": "local-mpi"}, {})
 

@@ -34,7 +34,7 @@ rule library_run:
         ENV
     threads: all_cores  # a timing measurement: run it alone
     resources:
-        runtime=RUNTIME_MINUTES,
+        runtime=repeated_runtime,
     params:
         repeat=bench_options,
         setting=tuning_setting,
@@ -42,13 +42,14 @@ rule library_run:
         protocol=bench_protocol() if WALLCLOCK else "",
         dtype=PLAN.dtype,
         seed=config["seed"],
+        timeout=RUNTIME_MINUTES,  # each launch's
     shell:
         "collectives repeat {params.repeat} --what '{wildcards.library} {wildcards.setting}"
         " N={wildcards.ranks}' --output {output} -- collectives mpiexec --library"
         " {input.library} --ranks {wildcards.ranks} {params.setting} -- bench --transport mpi"
         " --ranks {wildcards.ranks} --peers mpi --elements {params.elements} --dtype"
         " {params.dtype} --seed {params.seed} {params.protocol}"
-        " --timeout {resources.runtime}m 2> {log}"
+        " --timeout {params.timeout}m 2> {log}"
 
 
 rule library_probe:

@@ -28,6 +28,14 @@ ENV = "../envs/collectives.yaml"  # relative to the rule files
 RUNTIME_MINUTES = math.ceil(config["timeout"] / 60)
 
 
+def repeated_runtime(wildcards):
+    """A job of repeated launches' walltime (cluster executors read it): each launch may
+    take the timeout, and its share of the budget comes on top."""
+    wallclock = config.get("wallclock", {})
+    launches = max(wallclock.get("launches", 1), 1)
+    return RUNTIME_MINUTES * launches + math.ceil(wallclock.get("budget", 0) / 60)
+
+
 def on_cluster():
     """Whether jobs run through a cluster executor (submitting, or executing on a node)."""
     return workflow.remote_exec or not workflow.local_exec

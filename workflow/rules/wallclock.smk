@@ -15,7 +15,7 @@ rule bench:
         ENV
     threads: all_cores  # a timing measurement: run it alone
     resources:
-        runtime=RUNTIME_MINUTES,
+        runtime=repeated_runtime,
         mpi=mpi_launcher,
         tasks=mpi_tasks,
         cpus_per_task=cpus_per_task,
@@ -28,13 +28,14 @@ rule bench:
         protocol=bench_protocol() if WALLCLOCK else "",
         dtype=PLAN.dtype,
         seed=config["seed"],
+        timeout=RUNTIME_MINUTES,  # each launch's
     shell:
         "collectives repeat {params.repeat}"
         " --what 'bench {wildcards.transport} N={wildcards.ranks}' --output {output} --"
         " {params.launcher} bench --transport {wildcards.transport} --ranks {wildcards.ranks}"
         " --algorithms {params.algorithms} --elements {params.elements} --peers={params.peers}"
         " --dtype {params.dtype} --seed {params.seed} {params.protocol}"
-        " --timeout {resources.runtime}m 2> {log}"
+        " --timeout {params.timeout}m 2> {log}"
 
 
 rule exchange:
@@ -49,7 +50,7 @@ rule exchange:
         ENV
     threads: all_cores  # a timing measurement: run it alone
     resources:
-        runtime=RUNTIME_MINUTES,
+        runtime=repeated_runtime,
         mpi=mpi_launcher,
         tasks=mpi_tasks,
         cpus_per_task=cpus_per_task,

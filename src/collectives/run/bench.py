@@ -150,7 +150,7 @@ def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
 
 def _time_all(setup, chosen, sizes, width, store, comm, _prepared) -> np.ndarray:
     """One rank's program: every entry at every size, warmed up, then timed in interleaved
-    blocks; per (size, entry) a cell of the blocks' times (NaN-padded), their lengths,
+    blocks; per (size, entry) a cell of the blocks' times (zero-padded), their lengths,
     whether the result was the exact sum, and the ledger of its last iteration."""
     ranks, np_dtype, rounds, limit = setup.ranks, setup.dtype, setup.rounds, setup.block_limit
     steps = _steps(comm, chosen, setup.peers, store)
@@ -219,7 +219,11 @@ class _Setup:
     def block_length(self, seconds_each: float) -> int:
         """Timed iterations per block of an entry taking `seconds_each`: its share of
         `iterations`, or of `min_time` where that asks for more, up to block_limit."""
-        fill = math.ceil(self.min_time / self.rounds / seconds_each) if seconds_each > 0 else 0
+        if seconds_each <= 0:  # faster than the clock's microsecond: as many as a block holds
+            return (
+                self.block_limit if self.min_time > 0 else math.ceil(self.iterations / self.rounds)
+            )
+        fill = math.ceil(self.min_time / self.rounds / seconds_each)
         wanted = max(math.ceil(self.iterations / self.rounds), fill)
         return min(wanted, self.block_limit)
 

@@ -234,8 +234,8 @@ def _library_arguments(commands) -> None:
     under.add_argument("--ranks", type=int, required=True, help="N >= 1")
     under.add_argument(
         "--force",
-        help="run this algorithm at every size (our name; default: the library's own choice, "
-        "as a selection file's default range runs it)",
+        help="run this algorithm at every size (our name); `--force default`: the library's "
+        "own choice, as a selection file's default range runs it",
     )
     under.add_argument("--selection", help="load this exported selection file")
     under.add_argument("arguments", nargs=argparse.REMAINDER, help="the collectives command")

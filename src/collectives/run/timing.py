@@ -53,9 +53,12 @@ def ratio_interval(
     confidence: float = CONFIDENCE,
 ) -> tuple[float, float, float]:
     """(ratio, low, high): median(numerator) / median(denominator), each point's blocks
-    resampled independently: the interval of a speedup."""
+    resampled independently: the interval of a speedup; NaN bounds where either side has
+    a single block (nothing to resample)."""
     top, bottom = split_blocks(*numerator), split_blocks(*denominator)
     ratio = float(np.median(np.concatenate(top)) / np.median(np.concatenate(bottom)))
+    if len(top) < 2 or len(bottom) < 2:
+        return ratio, float("nan"), float("nan")
     rng = np.random.default_rng(0)
     ratios = _resampled_medians(top, rng) / _resampled_medians(bottom, rng)
     tail = (1 - confidence) / 2

@@ -460,7 +460,7 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
         rounds=section["rounds"],
         min_time=section["min_time"],
         launches=section["launches"],
-        library_ranks=_library_ranks(section["library_ranks"], timed_ranks),
+        library_ranks=_library_ranks(section["library_ranks"], timed_ranks, config),
         budget=section["budget"],
         noise_bound=section["noise_bound"],
         fabrics={t: calibration[t] for t in transports},
@@ -468,8 +468,13 @@ def _wallclock(config: dict[str, Any], fabrics: dict[str, str], basedir: Path) -
     )
 
 
-def _library_ranks(library_ranks: list[int], timed_ranks: list[int]) -> list[int]:
-    """The N the libraries are timed at, each one of the timed N (sorted)."""
+def _library_ranks(
+    library_ranks: list[int], timed_ranks: list[int], config: dict[str, Any]
+) -> list[int]:
+    """The N the libraries are timed at, each one of the timed N (sorted); unchecked, as
+    unused, without libraries."""
+    if not config.get("libraries"):
+        return sorted(library_ranks)
     for index, ranks in enumerate(library_ranks):
         if ranks not in timed_ranks:
             raise ConfigError(

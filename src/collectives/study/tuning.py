@@ -132,7 +132,8 @@ def tuned_vs_default(
                 row[f"{setting}_obeyed"] = _obeyed(library, row[f"{setting}_algorithm"], seen)
             for algorithm, timing in sorted(forced.items()):
                 if algorithm != DEFAULT:  # the default's own run beside the tuned: default_s
-                    row[f"{algorithm}_s"] = timing[elements].time_median_s
+                    run = timing.get(elements)
+                    row[f"{algorithm}_s"] = run.time_median_s if run else math.nan
             rows.append(row)
     return pd.DataFrame(rows)
 

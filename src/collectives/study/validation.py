@@ -296,10 +296,11 @@ def _summary(frame: pd.DataFrame, keys: list[str], model: str, choices: bool) ->
     summary = summary.join(kept_out, how="outer").fillna({"points": 0})  # all noisy: a row
     summary["points"] = summary.points.astype(int)
     if "predicted_low_s" in errors and model == ladder.MODELS[-1]:
-        inside = (errors.predicted_low_s <= errors.measured_s) & (
-            errors.measured_s <= errors.predicted_high_s
+        bounded = errors.dropna(subset=["predicted_low_s", "predicted_high_s"])
+        inside = (bounded.predicted_low_s <= bounded.measured_s) & (
+            bounded.measured_s <= bounded.predicted_high_s
         )
-        summary = summary.join(inside.groupby([errors[k] for k in keys]).mean().rename(
+        summary = summary.join(inside.groupby([bounded[k] for k in keys]).mean().rename(
             "within_interval"))  # fmt: skip
     if choices:  # several algorithms timed per size: how well the model picks among them
         summary = summary.join(_choices(frame, keys))
