@@ -3,6 +3,7 @@
 # functions that expand it into files (collectives.study.paths).
 
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -187,14 +188,17 @@ def calibration_options(wildcards):
     )
 
 
+def bench_points(transport=None):
+    """A bench's timed points on `transport`, or a library run's (MPI_Allreduce alone)."""
+    entries = 1
+    if transport:
+        entries = len(WALLCLOCK.algorithms) + len(WALLCLOCK.peers_for(transport))
+    return entries * len(WALLCLOCK.elements)
+
+
 def bench_options(wildcards):
     """`collectives repeat`'s launches and budget for a bench or a library run."""
-    entries = 1  # a library run times MPI_Allreduce alone
-    if "transport" in wildcards.keys():
-        entries = len(WALLCLOCK.algorithms) + len(
-            WALLCLOCK.peers_for(wildcards.transport)
-        )
-    points = entries * len(WALLCLOCK.elements)
+    points = bench_points(wildcards.get("transport"))
     return (
         f"--launches {WALLCLOCK.launches} {timing_budget(points, int(wildcards.ranks))}"
         f" --bound {WALLCLOCK.noise_bound} --narrow=--elements"
@@ -209,10 +213,11 @@ def bench_protocol():
     )
 
 
-def timing_weights():
-    """Every timing job's points x ranks: the share of wallclock.budget each is given."""
+@functools.cache
+def timing_weight_total():
+    """Every timing job's points x ranks, summed: wallclock.budget is shared by them."""
     if WALLCLOCK is None:
-        return []
+        return 0
     calibrations = [
         len(expand_axis(pingpong_settings(name)["sizes"])) * 2
         for name, kind in PLAN.fabrics.items()
@@ -222,14 +227,9 @@ def timing_weights():
         len(expand_axis(pingpong_settings(WALLCLOCK.fabrics[t])["sizes"])) * n
         for t, n in exchange_keys()
     ]
-    benches = [
-        (len(WALLCLOCK.algorithms) + len(WALLCLOCK.peers_for(t)))
-        * len(WALLCLOCK.elements)
-        * n
-        for t, n in exchange_keys()
-    ]
-    library_runs = [len(WALLCLOCK.elements) * n for _, _, n in tuning_keys()]
-    return calibrations + exchanges + benches + library_runs
+    benches = [bench_points(t) * n for t, n in exchange_keys()]
+    library_runs = [bench_points() * n for _, _, n in tuning_keys()]
+    return sum(calibrations + exchanges + benches + library_runs)
 
 
 def timing_budget(points, ranks):
@@ -237,7 +237,7 @@ def timing_budget(points, ranks):
     section: its launches only)."""
     if WALLCLOCK is None:
         return ""
-    return f"--budget {WALLCLOCK.budget * points * ranks / sum(timing_weights()):.1f}"
+    return f"--budget {WALLCLOCK.budget * points * ranks / timing_weight_total():.1f}"
 
 
 def pingpong_library(wildcards):
