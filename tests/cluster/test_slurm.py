@@ -61,6 +61,17 @@ def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+def failed_logs(workdir: Path) -> str:
+    """The last lines of every job log that reports an error: Snakemake's own output names
+    the failed job, its log says why."""
+    found = []
+    for log in sorted((workdir / "results/logs").rglob("*.log")):
+        text = log.read_text(errors="replace")
+        if "Error" in text:
+            found.append(f"\n--- {log.relative_to(workdir)}:\n" + "\n".join(text.splitlines()[-8:]))
+    return "".join(found)
+
+
 @pytest.fixture(scope="module")
 def scheduler():
     """A running slurmctld + slurmd on this machine for the module's tests."""
@@ -94,8 +105,8 @@ def runs(scheduler, tmp_path_factory):
     finally:
         local_run.kill()
         local_run.wait()
-    assert on_cluster.returncode == 0, on_cluster.stderr[-6000:]
-    assert local_run.returncode == 0, local_stderr[-4000:]
+    assert on_cluster.returncode == 0, on_cluster.stderr[-6000:] + failed_logs(slurm_work)
+    assert local_run.returncode == 0, local_stderr[-4000:] + failed_logs(local_work)
     return local_work, slurm_work, SUBMITTED.findall(on_cluster.stderr)
 
 

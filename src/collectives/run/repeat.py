@@ -7,9 +7,11 @@ launch is one block per size, its median).
 
 A calibration (a ping-pong or exchange, written as CSV) must agree with itself: at every
 size most launches lie within `agreement` times of their median, so that one launch the
-scheduler placed badly (two ranks on one core) is outvoted, not averaged in. Launches
-without such a majority are measured again, up to `attempts` times; then the run stops
-with one line naming the calibration, the size and the spread. A bench (JSON) is merged
+scheduler placed badly (two ranks on one core) is outvoted, not averaged in, and the line
+α + β·bytes through its medians must have α and β positive, as every link's has (a busy
+machine can tilt a few noisy points into a line that falls). Launches without such a
+majority, or with such a line, are measured again, up to `attempts` times; then the run
+stops with one line naming the calibration and what was wrong. A bench (JSON) is merged
 as it is: its noisy points are marked downstream, not refused.
 
 With a `budget` (seconds for the whole measurement) and the option that lists the sizes
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..model.fit import Points, least_squares
 from .files import write_json, write_text
 from .measure import MeasurementError
 from .timing import median_interval, relative_width
@@ -63,9 +66,15 @@ def repeat(
     for _ in range(attempts):
         parts = [_launched(command, output, index, bench) for index in range(launches)]
         split = [] if bench else _split_sizes(parts, agreement)
-        if not split:
+        falling = None if bench or split else _unphysical_line(parts)
+        if not split and not falling:
             break
     else:
+        if falling:
+            raise MeasurementError(
+                f"{what}: {falling} in {attempts} attempts of {launches} launches: "
+                "the machine is too busy"
+            )
         worst = [part[split[0]] for part in parts]
         raise MeasurementError(
             f"{what}: its {launches} launches disagree at {split[0]} B, no majority within "
@@ -115,6 +124,21 @@ def _split_sizes(parts: Sequence[dict[int, float]], agreement: float) -> list[in
         if near.sum() * 2 <= len(parts):
             split.append(size)
     return split
+
+
+def _unphysical_line(parts: Sequence[dict[int, float]]) -> str | None:
+    """What is wrong with the line α + β·bytes through the launches' medians (the fit the
+    fabric makes of them) where α or β is not positive; None where both are, or where
+    fewer than two sizes leave no line."""
+    medians = {size: float(np.median(times)) for size, times in _samples(parts).items()}
+    if len(medians) < 2:
+        return None
+    sizes = sorted(medians)
+    points = Points(np.array(sizes, dtype=float), np.array([medians[s] for s in sizes]))
+    alpha, beta = least_squares(points)
+    if alpha > 0 and beta > 0:
+        return None
+    return f"the line through its medians has alpha={alpha:.3g} s, beta={beta:.3g} s/B"
 
 
 def _samples(parts: Sequence[dict[int, float]]) -> dict[int, list[float]]:
