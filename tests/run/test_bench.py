@@ -6,7 +6,7 @@ import pytest
 
 from collectives import registry
 from collectives.model import theory
-from collectives.run.bench import bench
+from collectives.run.bench import MAX_BLOCK, bench
 from collectives.run.measure import UsageError
 
 
@@ -54,8 +54,11 @@ def test_a_minimum_time_fills_each_point_with_iterations_every_rank_agrees_on():
     for record in document["records"]:
         timing = record["timing"]
         assert len(timing["blocks"]) == 2 and len(set(timing["blocks"])) == 1
-        # the warm-up estimates the count: within a factor of the machine's noise
-        assert timing["iterations"] > 3 and sum(timing["times_s"]) >= 0.25 * 0.05
+        # the warm-up estimates the count: within a factor of the machine's noise, unless
+        # a block is full (an entry faster than the warm-up made it look)
+        assert timing["iterations"] > 3
+        full = timing["iterations"] == 2 * MAX_BLOCK
+        assert full or sum(timing["times_s"]) >= 0.25 * 0.05
         assert record["verified"] and record["matches_theory"]
 
 

@@ -151,9 +151,12 @@ def test_a_changed_trace_is_replayed_again(workdir):
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
     assert jobs["replay"] == "10" and "costs" in jobs  # every fabric's, and what follows
     assert "measure" not in jobs and jobs["aggregate"] == "1"  # which checks it first
-    summary = snakemake(workdir, "--detailed-summary")
-    replays = [line for line in summary.stdout.splitlines() if "/replay/" in line.split("\t")[0]]
-    assert replays and all(str(trace.relative_to(workdir)) in line for line in replays)
+    # provenance: the trace is an input of aggregate, whose table is every replay's input
+    summary = snakemake(workdir, "--detailed-summary").stdout.splitlines()
+    produced = {line.split("\t")[0]: line for line in summary}
+    assert str(trace.relative_to(workdir)) in produced["results/tables/measurements.csv"]
+    replays = [line for path, line in produced.items() if path.startswith("results/replay/")]
+    assert replays and all("results/tables/measurements.csv" in line for line in replays)
 
 
 def test_adding_ranks_runs_only_the_new_measure_jobs(workdir):

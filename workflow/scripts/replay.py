@@ -10,8 +10,8 @@ from collectives.run.files import write_csv
 from collectives.study.aggregate import replayed_runs
 from collectives.study.fabrics import load_fabric
 
-inputs = snakemake.input
-fabric = load_fabric(inputs.fabric)
-table = pd.DataFrame(replayed_runs(inputs.records, inputs.traces, fabric))
+params = snakemake.params
+fabric = load_fabric(snakemake.input.fabric)
+table = pd.DataFrame(replayed_runs(params.records, params.traces, fabric))
 table.insert(0, "fabric", fabric.name)
 write_csv(snakemake.output[0], table)
