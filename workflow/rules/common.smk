@@ -325,27 +325,18 @@ def exchange_runs():
     return [paths.EXCHANGE.format(transport=t, ranks=n) for t, n in exchange_keys()]
 
 
-def cluster_fabrics():
-    """The fabrics (JSON) of each cluster's links between and inside its nodes."""
-    clusters = WALLCLOCK.clusters.values() if WALLCLOCK else []
+def cluster_fabrics(wildcards):
+    """The fabrics (JSON) of one cluster's links between and inside its nodes."""
+    entry = WALLCLOCK.clusters[wildcards.cluster]
     return sorted(
-        {
-            paths.FABRIC.format(fabric=entry[key])
-            for entry in clusters
-            for key in ("fabric", "intra_fabric")
-        }
+        {paths.FABRIC.format(fabric=entry[key]) for key in ("fabric", "intra_fabric")}
     )
 
 
-def cluster_logs():
-    """Every cluster's osu_allreduce log, and its single-node log where it has one."""
-    clusters = WALLCLOCK.clusters.values() if WALLCLOCK else []
-    return [
-        log["allreduce"]
-        for entry in clusters
-        for log in (entry, entry.get("node"))
-        if log
-    ]
+def cluster_logs(wildcards):
+    """One cluster's osu_allreduce log, and its single-node log where it has one."""
+    entry = WALLCLOCK.clusters[wildcards.cluster]
+    return [log["allreduce"] for log in (entry, entry.get("node")) if log]
 
 
 def bench_peers(wildcards):

@@ -83,10 +83,34 @@ rule wallclock_table:
         "../scripts/wallclock_table.py"
 
 
+rule validation_cluster:
+    input:
+        fabrics=cluster_fabrics,
+        logs=cluster_logs,
+    output:
+        paths.CLUSTER,
+    log:
+        paths.log("clusters/{cluster}"),
+    benchmark:
+        paths.benchmark("validation_cluster", "{cluster}")
+    priority: 1
+    conda:
+        ENV
+    params:
+        entry=lambda wildcards: json.dumps(
+            WALLCLOCK.clusters[wildcards.cluster], sort_keys=True
+        ),
+        algorithms=FLAT_ALGORITHMS,
+    script:
+        "../scripts/validation_cluster.py"
+
+
 rule validation_clusters:
     input:
-        fabrics=cluster_fabrics(),
-        logs=cluster_logs(),
+        [
+            paths.CLUSTER.format(cluster=name)
+            for name in (WALLCLOCK.clusters if WALLCLOCK else {})
+        ],
     output:
         paths.table("validation_clusters.csv"),
     log:
@@ -96,9 +120,6 @@ rule validation_clusters:
     priority: 1
     conda:
         ENV
-    params:
-        clusters=json.dumps(WALLCLOCK.clusters if WALLCLOCK else {}, sort_keys=True),
-        algorithms=FLAT_ALGORITHMS,
     script:
         "../scripts/validation_clusters.py"
 

@@ -21,6 +21,7 @@ SELECTION = f"{RESULTS}/selection/{{fabric}}/{{library}}.{{suffix}}"
 CLOCK = "clock"  # the selection directory of this machine's clock (not a fabric name)
 TUNING = f"{RESULTS}/tuning/{{library}}/{{setting}}/N{{ranks}}.json"
 GPU_SYSTEM = f"{RESULTS}/gpu/{{system}}.csv"  # one GPU system's log beside its predictions
+CLUSTER = f"{RESULTS}/clusters/{{cluster}}.csv"  # a cluster's osu_allreduce beside the ladder
 PROBE = f"{RESULTS}/tuning/{{library}}/{{setting}}/N{{ranks}}.probe.json"
 LIBRARY = "resources/mpi/{library}.json"  # an MPI library's descriptor; it lives beside it
 TABLE = f"{RESULTS}/tables/{{name}}"
