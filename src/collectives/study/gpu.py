@@ -37,6 +37,7 @@ from ..model.fabric import Fabric, LinkClass
 from ..model.replay import replay
 from ..run.record import bus_bandwidth
 from ..transport.dry import dry_trace
+from ..transport.trace import Trace
 from .nccl_tests import ITEMSIZE, read_nccl_tests
 from .validation import within_factor
 
@@ -44,6 +45,7 @@ LINK_RUNG = "link_alpha_beta"  # link-level α-β, replayed
 NCCL_RUNG = "nccl_model"  # NCCL's own model of its release
 REPLAY_RUNG = "nccl_replay"  # NCCL's choice, replayed from our traces with NCCL's costs
 RUNGS = (LINK_RUNG, NCCL_RUNG, REPLAY_RUNG)
+Traces = dict[tuple, Trace]  # dry traces by (algorithm, parameters, ranks, elements, itemsize)
 NCCL_TRACES = {"ring": ("nccl_ring", {"channels": 1}), "tree": ("double_binary_tree", {})}
 
 
@@ -88,22 +90,23 @@ def gpu_against_clock(
     for name, entry in systems.items():
         log = read_nccl_tests(base / entry["log"])
         ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
-        sizes = [(row.bytes, ITEMSIZE[row.type]) for row in log.rows.itertuples()]
-        cheapest = cheapest_on_links(name, entry, fabrics, algorithms, sizes)
         release = nccl.RELEASES.get(entry["nccl"])
         system = nccl_system(entry)
         chosen = nccl.choice(system, release, list(log.rows.bytes)) if release else None
         for index, row in enumerate(log.rows.itertuples()):
-            variant, link_time = cheapest[index]
+            itemsize = ITEMSIZE[row.type]
+            traces: Traces = {}  # this size's: NCCL's choice replays one the links priced
+            ((variant, link_time),) = cheapest_on_links(
+                name, entry, fabrics, algorithms, [(row.bytes, itemsize)], traces
+            )
             predicted = {LINK_RUNG: link_time, NCCL_RUNG: nan, REPLAY_RUNG: nan}
             nccl_choice = ""
             if chosen:
                 algorithm, protocol, predicted[NCCL_RUNG] = chosen[index]
                 nccl_choice = f"{algorithm}/{protocol}"
-                itemsize = ITEMSIZE[row.type]
                 predicted[REPLAY_RUNG] = nccl_replayed(
                     system, release, per_node, algorithm, protocol,
-                    max(1, row.bytes // itemsize), itemsize,
+                    max(1, row.bytes // itemsize), itemsize, traces,
                 )  # fmt: skip
             rows.append(
                 {
@@ -130,10 +133,11 @@ def cheapest_on_links(
     fabrics: Mapping[str, Fabric],
     algorithms: list[str],
     sizes: list[tuple[int, int]],
+    traces: Traces | None = None,
 ) -> list[tuple[str, float]]:
     """For each size (bytes, bytes per element): the cheapest of `algorithms` that runs on
     the system (on its nodes where an algorithm needs them) replayed on its link-level
-    fabrics, and its time."""
+    fabrics, and its time; the dry traces kept in `traces` where given (one size's)."""
     fabric = gpu_fabric(name, entry, fabrics)
     ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
     priced = {}
@@ -147,7 +151,7 @@ def cheapest_on_links(
     for nbytes, itemsize in sizes:
         elements = max(1, nbytes // itemsize)
         times = {
-            variant: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric)
+            variant: _replayed(algorithm, parameters, ranks, elements, itemsize, fabric, traces)
             for variant, (algorithm, parameters) in priced.items()
         }
         variant = min(times, key=times.__getitem__)
@@ -221,15 +225,17 @@ def nccl_replayed(
     protocol: str,
     elements: int,
     itemsize: int,
+    traces: Traces | None = None,
 ) -> float:
-    """NCCL's base latency plus the replay of our trace of its algorithm on nccl_fabric."""
+    """NCCL's base latency plus the replay of our trace of its algorithm on nccl_fabric
+    (the trace taken from `traces` where another rung made it)."""
     name, given = NCCL_TRACES[algorithm]
     entry = registry.get(name)
     parameters = entry.resolve({**entry.on_nodes(system.ranks, per_node), **given}, system.ranks)
     base = release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)] * 1e-6
     fabric = nccl_fabric(system, release, per_node, algorithm, protocol)
     return base + _replayed(
-        name, parameters, system.ranks, elements, itemsize, fabric, pipelined=True
+        name, parameters, system.ranks, elements, itemsize, fabric, traces, pipelined=True
     )
 
 
@@ -240,11 +246,19 @@ def _replayed(
     elements: int,
     itemsize: int,
     fabric: Fabric,
+    traces: Traces | None = None,
     pipelined: bool = False,
 ) -> float:
-    """The replayed time of one algorithm's dry trace with its parameters."""
-    allreduce = registry.get(algorithm).bind(**parameters)
-    return replay(dry_trace(allreduce, ranks, elements, itemsize), fabric, pipelined=pipelined)
+    """The replayed time of one algorithm's dry trace with its parameters; the trace made
+    once per `traces` (a tree's at 16 GiB is a million messages)."""
+    key = (algorithm, tuple(sorted(parameters.items())), ranks, elements, itemsize)
+    trace = traces.get(key) if traces is not None else None
+    if trace is None:
+        allreduce = registry.get(algorithm).bind(**parameters)
+        trace = dry_trace(allreduce, ranks, elements, itemsize)
+        if traces is not None:
+            traces[key] = trace
+    return replay(trace, fabric, pipelined=pipelined)
 
 
 def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
