@@ -109,7 +109,7 @@ rule validation_clusters:
     input:
         [
             paths.CLUSTER.format(cluster=name)
-            for name in (WALLCLOCK.clusters if WALLCLOCK else {})
+            for name in sorted(WALLCLOCK.clusters if WALLCLOCK else {})
         ],
     output:
         paths.table("validation_clusters.csv"),
