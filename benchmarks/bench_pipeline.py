@@ -104,17 +104,22 @@ def floor(cores: int) -> tuple[float, list[float]]:
     return median, seconds
 
 
-def copy_workflow(workdir: Path, config_file: Path | None) -> str:
-    """The workflow into `workdir`, with `config_file` as its config (and its directory,
-    when inside the repository), and no results/ or .snakemake/; the repository's
-    resources/ too, if any. Returns where the scratch copy's resources/ came from, which
-    decides whether the cold run installs the MPI library wheels."""
+def copy_items(workdir: Path) -> None:
+    """The repository's workflow items (WORKFLOW) into `workdir`, over what is there."""
     for item in WORKFLOW:
         source, target = REPO / item, workdir / item
         if source.is_dir():
             shutil.copytree(source, target, dirs_exist_ok=True)
         else:
             shutil.copy(source, target)
+
+
+def copy_workflow(workdir: Path, config_file: Path | None) -> str:
+    """The workflow into `workdir`, with `config_file` as its config (and its directory,
+    when inside the repository), and no results/ or .snakemake/; the repository's
+    resources/ too, if any. Returns where the scratch copy's resources/ came from, which
+    decides whether the cold run installs the MPI library wheels."""
+    copy_items(workdir)
     if config_file is not None:
         if config_file.is_relative_to(REPO):
             folder = config_file.parent.relative_to(REPO)

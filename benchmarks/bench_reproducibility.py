@@ -22,9 +22,8 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from bench_pipeline import copy_items  # this directory's: the same scratch copy
 
-REPO = Path(__file__).resolve().parents[1]
-WORKFLOW = ("Snakefile", "workflow", "config", "profiles")
 TABLES = ("validation_summary.csv", "validation_crossover.csv")
 MEDIAN_POINTS = 0.10  # two runs' medians may differ by this much
 CROSSOVER_FACTOR = 1.3  # and their crossover ratios by this factor
@@ -56,12 +55,7 @@ def main() -> None:
           f"Python {platform.python_version()}")  # fmt: skip
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="reproducibility-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    for item in WORKFLOW:
-        source, target = REPO / item, workdir / item
-        if source.is_dir():
-            shutil.copytree(source, target, dirs_exist_ok=True)
-        else:
-            shutil.copy(source, target)
+    copy_items(workdir)
     runs = []
     for name in "AB":
         runs.append(run_validation(workdir, args.cores))
