@@ -72,6 +72,32 @@ def fit_alpha_beta(points: Points) -> Fit:
     )
 
 
+# A link faster than this is a unit error or a flat latency table, not a link: the fastest
+# today carry ~1e12 B/s (NVLink 5: 1.8 TB/s per GPU, both ways), below the ~8e12 B/s of
+# the HBM their bytes are read from.
+MAX_BANDWIDTH = 1e13  # bytes per second
+
+
+def line_problem(alpha: float, beta: float) -> str | None:
+    """Why no link could have the line α + β·bytes, in a phrase; None where one could: the
+    time must grow with the size, at most at MAX_BANDWIDTH, from a positive latency."""
+    if abs(beta) < 1.0 / MAX_BANDWIDTH:
+        return (
+            f"the time hardly grows with the size: the fit gives beta={beta:.3g} s/B, "
+            f"a bandwidth above {MAX_BANDWIDTH:.0e} B/s (10 TB/s), more than any link carries"
+        )
+    if beta < 0:
+        return (
+            f"the latency falls as messages grow (the fit gives beta={beta:.3g} s/B); "
+            "it must be positive"
+        )
+    if alpha <= 0:
+        return (
+            f"the fit gives alpha={alpha:.3g} s; it must be positive (check the file and its units)"
+        )
+    return None
+
+
 def least_squares(points: Points) -> tuple[float, float]:
     """Only alpha and beta of fit_alpha_beta: NumPy alone, without the statistics (SciPy's
     import costs a second), for the config check that screens every file before any job."""

@@ -8,8 +8,8 @@ launch is one block per size, its median).
 A calibration (a ping-pong or exchange, written as CSV) must agree with itself: at every
 size most launches lie within `agreement` times of their median, so that one launch the
 scheduler placed badly (two ranks on one core) is outvoted, not averaged in, and the line
-α + β·bytes through its medians must have α and β positive, as every link's has (a busy
-machine can tilt a few noisy points into a line that falls). Launches without such a
+α + β·bytes through its medians must be one a link could have, as the fabric's fit asks
+(a busy machine can tilt a few noisy points into a line that falls). Launches without such a
 majority, or with such a line, are measured again, up to `attempts` times; then the run
 stops with one line naming the calibration and what was wrong. A bench (JSON) is merged
 as it is: its noisy points are marked downstream, not refused.
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.fit import Points, least_squares
+from ..model.fit import Points, least_squares, line_problem
 from .files import write_json, write_text
 from .measure import MeasurementError
 from .timing import median_interval, relative_width
@@ -127,16 +127,16 @@ def _split_sizes(parts: Sequence[dict[int, float]], agreement: float) -> list[in
 
 
 def _unphysical_line(parts: Sequence[dict[int, float]]) -> str | None:
-    """What is wrong with the line α + β·bytes through the launches' medians (the fit the
-    fabric makes of them) where α or β is not positive; None where both are, or where
-    fewer than two sizes leave no line."""
+    """The line α + β·bytes through the launches' medians where no link could have it (the
+    fabric's fit refuses it: model.fit.line_problem); None where one could, or where fewer
+    than two sizes leave no line."""
     medians = {size: float(np.median(times)) for size, times in _samples(parts).items()}
     if len(medians) < 2:
         return None
     sizes = sorted(medians)
     points = Points(np.array(sizes, dtype=float), np.array([medians[s] for s in sizes]))
     alpha, beta = least_squares(points)
-    if alpha > 0 and beta > 0:
+    if line_problem(alpha, beta) is None:
         return None
     return f"the line through its medians has alpha={alpha:.3g} s, beta={beta:.3g} s/B"
 

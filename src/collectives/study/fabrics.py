@@ -20,14 +20,10 @@ from typing import Any
 import numpy as np
 
 from ..model.fabric import Fabric, LinkClass
-from ..model.fit import Points, fit_alpha_beta, least_squares
+from ..model.fit import MAX_BANDWIDTH, Points, fit_alpha_beta, least_squares, line_problem
 from ..model.topology import Topology
 
 FORMATS = ("osu", "csv")
-# A link faster than this is a unit error or a flat latency table, not a link: the fastest
-# today carry ~1e12 B/s (NVLink 5: 1.8 TB/s per GPU, both ways), below the ~8e12 B/s of
-# the HBM their bytes are read from.
-MAX_BANDWIDTH = 1e13  # bytes per second
 # The largest relative miss of a fitted line α + β·bytes at a measured point that passes
 # without a word: a single line through a latency curve with an eager/rendezvous switch
 # misses by 30-70% (the shipped osu_latency files), a line that misses by more than half
@@ -375,21 +371,9 @@ def line_through(label: str, points: Points) -> tuple[float, float]:
             "measure at least 3"
         )
     alpha, beta = least_squares(points)
-    if abs(beta) < 1.0 / MAX_BANDWIDTH:
-        raise FabricError(
-            f"{label}: the time hardly grows with the size: the fit gives beta={beta:.3g} s/B, "
-            f"a bandwidth above {MAX_BANDWIDTH:.0e} B/s (10 TB/s), more than any link carries"
-        )
-    if beta < 0:
-        raise FabricError(
-            f"{label}: the latency falls as messages grow (the fit gives beta={beta:.3g} s/B); "
-            "it must be positive"
-        )
-    if alpha <= 0:
-        raise FabricError(
-            f"{label}: the fit gives alpha={alpha:.3g} s; it must be positive "
-            "(check the file and its units)"
-        )
+    problem = line_problem(alpha, beta)
+    if problem:
+        raise FabricError(f"{label}: {problem}")
     return alpha, beta
 
 
