@@ -6,7 +6,7 @@ import pytest
 
 from collectives import registry
 from collectives.model import theory
-from collectives.run.bench import MAX_BLOCK, bench
+from collectives.run.bench import MAX_BLOCK, bench, switched_algorithm, switched_entry
 from collectives.run.measure import UsageError
 
 
@@ -75,6 +75,7 @@ def test_gloo_runs_on_the_same_forked_ranks():
     ("kwargs", "message"),
     [
         ({"peers": ["mpi"]}, "needs --transport mpi"),
+        ({"switch": ["ring"]}, "needs --transport mpi"),
         ({"peers": ["nccl"]}, "unknown peer 'nccl'"),
         ({"iterations": 0}, "iterations >= 1"),
         ({"warmup": -1}, "warmup >= 0"),
@@ -87,6 +88,12 @@ def test_gloo_runs_on_the_same_forked_ranks():
 def test_bad_requests_fail_before_any_rank_starts(kwargs, message):
     with pytest.raises(UsageError, match=message):
         bench(["ring"], 2, [8], **kwargs)
+
+
+def test_a_switched_entry_names_its_algorithm():
+    assert switched_entry("ring") == "MPI_Allreduce[ring]"
+    assert switched_algorithm(switched_entry("default")) == "default"
+    assert switched_algorithm("MPI_Allreduce") is None and switched_algorithm("ring") is None
 
 
 def test_an_unknown_algorithm_is_named():

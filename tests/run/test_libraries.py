@@ -7,6 +7,7 @@ sum) shows which algorithm ran at each size; every sum is checked.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,44 @@ def test_a_library_that_is_not_there_fails_in_one_line(tmp_path):
     assert done.returncode == 1
     assert "no " in done.stderr and "mpiexec" in done.stderr
     assert not (tmp_path / "impi.json").exists()
+
+
+def test_switching_inside_one_job_runs_each_algorithm(library):
+    """One launch, the algorithm changed through MPI_T before each all-reduce: the probe
+    sees each named algorithm run, and `default` run what the library's own choice runs
+    when forced at launch. A library without a run-time switch says so in one line."""
+    own = libraries.steering(library, 4, force=libraries.DEFAULT)
+    if library.facts.switch is None:
+        done = library.collectives(2, ["probe", "--elements", "8", "--switch", "ring"], own,
+                                   capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 2 and "cannot change" in done.stderr, done.stderr
+        return
+    observable = [a for a in ("ring", "recursive_doubling", "rabenseifner")
+                  if a not in library.facts.unobservable]  # fmt: skip
+    sizes = [8, 4096]
+    switched = observe(library, 4, sizes, own, switch=[*observable, libraries.DEFAULT])
+    launched = observe(library, 4, sizes, own)
+    for row in switched["sizes"]:
+        assert row["verified"], row
+        if row["switched"] == libraries.DEFAULT:
+            at_launch = next(r for r in launched["sizes"] if r["elements"] == row["elements"])
+            assert row["algorithms"] == at_launch["algorithms"], row
+        else:
+            assert row["algorithms"] == [row["switched"]], row
+    assert [r["switched"] for r in switched["sizes"]] == [*observable, libraries.DEFAULT] * 2
+
+
+def test_a_switched_bench_times_each_algorithm(library):
+    if library.facts.switch is None:
+        pytest.skip(f"{library.facts.title} cannot change its algorithm at run time")
+    own = libraries.steering(library, 2, force=libraries.DEFAULT)
+    argv = ["bench", "--transport", "mpi", "--ranks", "2", "--switch", "ring,default",
+            "--elements", "8,4096", "--iterations", "5", "--rounds", "2"]  # fmt: skip
+    done = library.collectives(2, argv, own, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["switch"] == ["ring", "default"]
+    assert [(r["algorithm"], r["elements"]) for r in document["records"]] == [
+        (f"MPI_Allreduce[{a}]", m) for m in (8, 4096) for a in ("ring", "default")
+    ]
+    assert all(r["verified"] and r["timing"]["iterations"] >= 5 for r in document["records"])

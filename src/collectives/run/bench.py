@@ -11,7 +11,10 @@ clusters' osu_allreduce logs and these runs read the same way). A record reports
 median and minimum over the timed iterations and the median's interval (run.timing); more
 launches of the same points merge into one record (merge_documents). The peers run in the
 same processes on the same inputs: MPI_Allreduce (whatever the MPI library selects; the mpi
-transport only) and torch.distributed's Gloo backend on CPU. Every result is checked
+transport only) and torch.distributed's Gloo backend on CPU. With `switch`, MPI_Allreduce
+also runs once per named algorithm, the library told through MPI_T which to run
+(libraries.switch): entry MPI_Allreduce[ring], and MPI_Allreduce[default] for its own
+choice. Every result is checked
 against the exact sum; our algorithms' counts (of the last iteration) against theory.
 algbw = bytes / time and busbw = algbw * 2(N-1)/N, the nccl-tests conventions.
 """
@@ -75,6 +78,7 @@ def bench(
     rounds: int = DEFAULT_ROUNDS,
     min_time: float = DEFAULT_MIN_TIME,
     peers: Sequence[str] = (),
+    switch: Sequence[str] = (),
     transport: str = "queue",
     parameters: Mapping[str, int] | None = None,
     seed: int = 0,
@@ -89,9 +93,9 @@ def bench(
     ranks_on = transport_named(transport)
     ranks = started_ranks(ranks_on, ranks)
     setup = _Setup(ranks, np.dtype(dtype), warmup, iterations, rounds, min_time, tuple(peers),
-                   transport, seed)  # fmt: skip
+                   transport, seed, tuple(switch))  # fmt: skip
     chosen = _check_request(setup, algorithm_names, sizes, parameters or {})
-    names = [*algorithm_names, *(PEERS[p] for p in peers)]
+    names = [*algorithm_names, *(PEERS[p] for p in peers), *map(switched_entry, switch)]
     # per entry and size: each block's times, each block's length, verified, the ledger
     width = setup.rounds * (setup.block_limit + 1) + 1 + len(LEDGER_FIELDS)
     made: list[str] = []  # the Gloo store's directory, in the process that made it
@@ -142,7 +146,8 @@ def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
         "min_time_s": setup.min_time,
         "launches": 1,
         "peers": list(setup.peers),
-        "libraries": _library_versions(setup.peers),
+        "switch": list(setup.switch),
+        "libraries": _library_versions([*setup.peers, *(["mpi"] if setup.switch else [])]),
         "versions": versions(),
         "records": [record.to_dict() for record in records],
     }
@@ -153,7 +158,7 @@ def _time_all(setup, chosen, sizes, width, store, comm, _prepared) -> np.ndarray
     blocks; per (size, entry) a cell of the blocks' times (zero-padded), their lengths,
     whether the result was the exact sum, and the ledger of its last iteration."""
     ranks, np_dtype, rounds, limit = setup.ranks, setup.dtype, setup.rounds, setup.block_limit
-    steps = _steps(comm, chosen, setup.peers, store)
+    steps, close = _steps(comm, chosen, setup, store)
     agree = registry.get("ring").at_defaults(ranks)  # every rank's estimate, summed exactly
     row = np.zeros(len(sizes) * len(steps) * width)
     cells = row.reshape(len(sizes), len(steps), width)
@@ -176,10 +181,7 @@ def _time_all(setup, chosen, sizes, width, store, comm, _prepared) -> np.ndarray
                     cell[rounds * limit : rounds * (limit + 1)] = repeats[e]
                     cell[rounds * (limit + 1)] = np.array_equal(result, expected)
                     cell[rounds * (limit + 1) + 1 :] = comm.ledger.as_row()
-    if "gloo" in setup.peers:
-        import torch.distributed as dist
-
-        dist.destroy_process_group()
+    close()
     return row
 
 
@@ -210,6 +212,7 @@ class _Setup:
     peers: tuple[str, ...]
     transport: str
     seed: int
+    switch: tuple[str, ...] = ()
 
     @property
     def block_limit(self) -> int:
@@ -237,8 +240,8 @@ def _check_request(
     """UsageError for anything that cannot run, before any rank starts; each algorithm's
     parameters, defaults filled in."""
     ranks, dtype, peers = setup.ranks, setup.dtype.name, setup.peers
-    if not algorithm_names and not peers:
-        raise UsageError("nothing to time: give algorithms or peers")
+    if not algorithm_names and not peers and not setup.switch:
+        raise UsageError("nothing to time: give algorithms, peers or algorithms to switch")
     if not sizes:
         raise UsageError("give at least one message size")
     repeated = sorted({name for name in algorithm_names if algorithm_names.count(name) > 1})
@@ -268,8 +271,14 @@ def _check_request(
         raise UsageError(f"unknown peer {unknown[0]!r}; valid peers: {', '.join(PEERS)}")
     if "mpi" in peers and dtype == "float16":
         raise UsageError("MPI has no float16 sum; use another dtype with the mpi peer")
-    if "mpi" in peers and setup.transport != "mpi":
-        raise UsageError("the mpi peer (MPI_Allreduce) needs --transport mpi")
+    if ("mpi" in peers or setup.switch) and setup.transport != "mpi":
+        raise UsageError("MPI_Allreduce (the mpi peer, --switch) needs --transport mpi")
+    if "mpi" in peers and setup.switch:
+        raise UsageError("--switch steers MPI_Allreduce itself: switch to `default` instead of "
+                         "adding the mpi peer")  # fmt: skip
+    if setup.switch and dtype == "float16":
+        raise UsageError("MPI has no float16 sum; use another dtype with --switch")
+    check_switch(setup.switch)
     if "gloo" in peers:
         try:
             import torch.distributed as dist
@@ -280,31 +289,82 @@ def _check_request(
     return chosen
 
 
-def _steps(comm, chosen, peers, store) -> list[Callable[[np.ndarray], Step]]:
-    """For each entry, a function of the input giving its untimed reset and timed call."""
-    steps = []
+def switched_entry(algorithm: str) -> str:
+    """The entry of MPI_Allreduce switched to `algorithm`: 'MPI_Allreduce[ring]'."""
+    return f"{PEERS['mpi']}[{algorithm}]"
+
+
+def switched_algorithm(entry: str) -> str | None:
+    """The algorithm a switched entry names; None for any other entry."""
+    prefix = f"{PEERS['mpi']}["
+    return entry[len(prefix) : -1] if entry.startswith(prefix) and entry.endswith("]") else None
+
+
+def check_switch(algorithms: Sequence[str]) -> None:
+    """UsageError unless this job's MPI library can switch to every one of `algorithms`."""
+    if not algorithms:
+        return
+    from .libraries import LibraryError
+    from .libraries.switch import running_kind, switch_values
+
+    repeated = sorted({a for a in algorithms if algorithms.count(a) > 1})
+    if repeated:
+        raise UsageError(f"{repeated[0]} is listed twice in --switch")
+    try:
+        switch_values(running_kind(), algorithms)
+    except LibraryError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _steps(comm, chosen, setup, store) -> tuple[list[Callable[[np.ndarray], Step]], Callable]:
+    """For each entry, a function of the input giving its untimed reset and timed call; and
+    what releases what the entries hold."""
+    steps, closing = [], []
     for name, parameters in chosen.items():
         allreduce = registry.ALGORITHMS[name].bind(**parameters)
         steps.append(lambda x, f=allreduce: (comm.restart_counts, lambda: f(comm, x)))
-    for peer in peers:
+    for peer in setup.peers:
         if peer == "mpi":
-            steps.append(functools.partial(_mpi_allreduce, comm))
+            steps.append(functools.partial(_mpi_allreduce, comm.world, comm.restart_counts))
         else:
             steps.append(_gloo_allreduce_factory(comm, store))
-    return steps
+            closing.append(_leave_gloo)
+    if setup.switch:
+        from .libraries.switch import Switcher
+
+        switcher = Switcher(setup.switch, comm.world)
+        for algorithm in setup.switch:
+            reset = functools.partial(_switched_reset, comm, switcher, algorithm)
+            on = switcher.communicators[algorithm]
+            steps.append(functools.partial(_mpi_allreduce, on, reset))
+        closing.append(switcher.close)
+    return steps, lambda: [close() for close in closing]
 
 
-def _mpi_allreduce(comm, x: np.ndarray) -> Step:
-    """MPI_Allreduce(x, out, MPI_SUM) on the job's MPI_COMM_WORLD."""
+def _switched_reset(comm, switcher, algorithm: str) -> None:
+    """A switched entry's untimed reset: tell the library which algorithm runs next."""
+    switcher.select(algorithm)
+    comm.restart_counts()
+
+
+def _mpi_allreduce(communicator, reset: Callable[[], object], x: np.ndarray) -> Step:
+    """MPI_Allreduce(x, out, MPI_SUM) on `communicator` (the job's MPI_COMM_WORLD, or a
+    switched algorithm's)."""
     from mpi4py import MPI
 
     out = np.empty_like(x)
 
     def call() -> np.ndarray:
-        comm.world.Allreduce(x, out, op=MPI.SUM)
+        communicator.Allreduce(x, out, op=MPI.SUM)
         return out
 
-    return comm.restart_counts, call
+    return reset, call
+
+
+def _leave_gloo() -> None:
+    import torch.distributed as dist
+
+    dist.destroy_process_group()
 
 
 def _gloo_allreduce_factory(comm, store: str | None) -> Callable[[np.ndarray], Step]:

@@ -106,6 +106,7 @@ def _bench_arguments(commands) -> None:
     _add_parameters(timed)
     timed.add_argument("--dtype", default="float64", help=f"one of: {', '.join(DTYPES)}")
     timed.add_argument("--peers", type=_names, default=[], help="comma-separated: mpi, gloo")
+    _add_switch(timed, "time MPI_Allreduce running each")
     timed.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed iterations")
     timed.add_argument(
         "--iterations", type=int, default=DEFAULT_ITERATIONS, help="the fewest timed ones"
@@ -209,6 +210,17 @@ def _probe_arguments(commands) -> None:
     )
     probe.add_argument("--elements", type=_sizes, required=True, help="comma-separated M")
     probe.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    _add_switch(probe, "probe MPI_Allreduce running each")
+
+
+def _add_switch(command: argparse.ArgumentParser, what: str) -> None:
+    """--switch: algorithms the MPI library is told at run time to run, one after another."""
+    command.add_argument(
+        "--switch", type=_names, default=[],
+        help=f"comma-separated algorithms (our names; `default`: the library's own choice): "
+        f"{what}, switched through MPI_T inside one launch (MPICH, Open MPI; under "
+        "`collectives mpiexec --force default`)",
+    )  # fmt: skip
 
 
 def _library_arguments(commands) -> None:
@@ -363,6 +375,7 @@ def _bench(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         min_time=args.min_time,
         peers=args.peers,
+        switch=args.switch,
         transport=args.transport,
         parameters=_parameters(args),
         seed=args.seed,
@@ -447,11 +460,13 @@ def _repeat(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
+    from .bench import check_switch
     from .probe import probe  # only this command needs it
 
     if not args.elements or min(args.elements) < 1:
         raise UsageError("give at least one size, each >= 1")
-    document = probe(args.elements, args.seed)
+    check_switch(args.switch)
+    document = probe(args.elements, args.seed, args.switch)
     if document is not None:
         _emit(document, None)
     return 0

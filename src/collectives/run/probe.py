@@ -12,7 +12,9 @@ ranges: MPICH runs Rabenseifner for built-in operations only, and the file sends
 sum to recursive doubling there. Every size is also all-reduced with MPI_SUM and both
 results are checked against the exact sum.
 
-Run under a library's launcher: `mpiexec -n N collectives probe --elements 16,4096`.
+Run under a library's launcher: `mpiexec -n N collectives probe --elements 16,4096`. With
+`switch`, every size is probed once per algorithm the library is told through MPI_T to run
+(libraries.switch), as a switched bench times them.
 """
 
 from __future__ import annotations
@@ -55,12 +57,19 @@ def identify(ranks: int, elements: int, pieces: Sequence[Sequence[int]]) -> list
     ]
 
 
-def probe(elements: Sequence[int], seed: int = 0) -> dict[str, Any] | None:
-    """The rank program: per size, each rank's reduction pieces and whether both sums were
-    exact; the document on rank 0, None elsewhere."""
+def probe(
+    elements: Sequence[int], seed: int = 0, switch: Sequence[str] = ()
+) -> dict[str, Any] | None:
+    """The rank program: per size (and switched algorithm), each rank's reduction pieces and
+    whether both sums were exact; the document on rank 0, None elsewhere."""
     from mpi4py import MPI
 
     world = MPI.COMM_WORLD
+    switcher = None
+    if switch:
+        from .libraries.switch import Switcher
+
+        switcher = Switcher(switch, world)
     pieces: list[int] = []
 
     def add(incoming, inout, datatype) -> None:
@@ -77,23 +86,29 @@ def probe(elements: Sequence[int], seed: int = 0) -> dict[str, Any] | None:
             exact = np.zeros(size)
             for rank in range(world.size):
                 exact += np.random.default_rng([seed, rank]).integers(-64, 64, size)
-            out = np.empty_like(x)
-            world.Allreduce(x, out, op=MPI.SUM)
-            right = bool(np.array_equal(out, exact))
-            world.Allreduce(x, out, op=recorded_sum)  # warm-up: a library may switch late
-            pieces.clear()
-            world.Barrier()
-            world.Allreduce(x, out, op=recorded_sum)
-            right = right and bool(np.array_equal(out, exact))
-            everyone = world.gather((list(pieces), right), root=0)
-            if world.rank == 0:
-                seen = [p for p, _ in everyone]
-                rows.append({
-                    "elements": size, "pieces": seen, "verified": all(r for _, r in everyone),
-                    "algorithms": identify(world.size, size, seen),
-                })  # fmt: skip
+            for algorithm in switch or [None]:
+                communicator = switcher.select(algorithm) if switcher else world
+                out = np.empty_like(x)
+                communicator.Allreduce(x, out, op=MPI.SUM)
+                right = bool(np.array_equal(out, exact))
+                # warm-up: a library may switch late
+                communicator.Allreduce(x, out, op=recorded_sum)
+                pieces.clear()
+                world.Barrier()
+                communicator.Allreduce(x, out, op=recorded_sum)
+                right = right and bool(np.array_equal(out, exact))
+                everyone = world.gather((list(pieces), right), root=0)
+                if world.rank == 0:
+                    seen = [p for p, _ in everyone]
+                    rows.append({
+                        "elements": size, "switched": algorithm, "pieces": seen,
+                        "verified": all(r for _, r in everyone),
+                        "algorithms": identify(world.size, size, seen),
+                    })  # fmt: skip
     finally:
         recorded_sum.Free()
+        if switcher:
+            switcher.close()
     if world.rank != 0:
         return None
     library = short_version(MPI.Get_library_version().splitlines()[0])
@@ -102,10 +117,13 @@ def probe(elements: Sequence[int], seed: int = 0) -> dict[str, Any] | None:
 
 def observe(
     library: Library, ranks: int, elements: Sequence[int], steering: Mapping[str, str] = (),
-    timeout: float = 300,
+    timeout: float = 300, switch: Sequence[str] = (),
 ) -> dict[str, Any]:  # fmt: skip
-    """Launch the probe under `library` with `steering` set; its document."""
+    """Launch the probe under `library` with `steering` set (switching among `switch`); its
+    document."""
     argv = ["probe", "--elements", ",".join(str(m) for m in elements)]
+    if switch:
+        argv += ["--switch", ",".join(switch)]
     try:
         result = library.collectives(ranks, argv, steering, capture_output=True, text=True,
                                      timeout=timeout)  # fmt: skip

@@ -32,6 +32,7 @@ __all__ = [
 ]  # fmt: skip
 
 SHM = Path("/dev/shm")
+LIBRARY_VARIABLE = "COLLECTIVES_MPI_LIBRARY"  # names, inside a job, the library it runs
 
 
 # The libraries this project knows, one module each: adding one is a module beside these.
@@ -71,6 +72,7 @@ class Library:
         """The process environment of a job under this library, with `steering` set."""
         env = {**os.environ, **dict(self.facts.launch_environment), **dict(steering)}
         env["MPI4PY_LIBMPI"] = str(self.libmpi)
+        env[LIBRARY_VARIABLE] = self.kind  # which library a switch inside the job steers
         env["PATH"] = f"{self.launcher.parent}{os.pathsep}{env.get('PATH', '')}"
         return env
 

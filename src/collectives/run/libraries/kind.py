@@ -25,6 +25,16 @@ DEFAULT = "default"
 
 
 @dataclass(frozen=True)
+class Switch:
+    """The MPI_T control variable that changes a library's all-reduce algorithm after
+    MPI_Init (libraries.switch)."""
+
+    variable: str
+    own: str  # its value for the library's own choice (DEFAULT)
+    per_call: bool  # read at every call (else when a communicator is set up)
+
+
+@dataclass(frozen=True)
 class Kind:
     """One MPI library's facts and steering."""
 
@@ -47,6 +57,8 @@ class Kind:
     own_choice: Mapping[str, str] = field(default_factory=dict)
     # whether its file can leave one size range to its own choice (else only a whole N)
     default_ranges: bool = True
+    # how a running program changes its algorithm (None: only at launch, by `force`)
+    switch: Switch | None = None
 
     def algorithm_id(self, algorithm: str) -> str | None:
         """The library's own name (or number) for one of our algorithms (a variant such as

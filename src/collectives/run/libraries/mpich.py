@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ... import registry
-from .kind import DEFAULT, Kind, LibraryError, Ranges
+from .kind import DEFAULT, Kind, LibraryError, Ranges, Switch
 
 FUNCTION = "MPIR_Allreduce_intra_{}"  # MPICH's allreduce algorithm functions
 # Our algorithms as MPICH's (src/mpi/coll/allreduce/), with the parameters a selection
@@ -106,6 +106,9 @@ KIND = Kind(
     force=lambda name: {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": name, **REACH_MPIR},
     load=lambda path, ranks: {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path, **REACH_MPIR},
     own_choice=REACH_MPIR,
+    # read at every MPI_Allreduce (MPIR_Allreduce_impl); "auto" is the MPIR layer's own
+    # selection, as REACH_MPIR leaves it
+    switch=Switch("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", own="auto", per_call=True),
     export=export,
     bundled=True,  # the mpich wheel of the pipeline extra
     style=("black", "--"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kind import DEFAULT, Kind, Ranges
+from .kind import DEFAULT, Kind, Ranges, Switch
 
 # coll_tuned's allreduce algorithm numbers (ompi/mca/coll/tuned/coll_tuned_allreduce_decision.c):
 # 1 basic_linear, 3 recursive_doubling, 4 ring, 6 rabenseifner.
@@ -50,6 +50,9 @@ KIND = Kind(
     force=lambda name: {**TUNED, "OMPI_MCA_coll_tuned_allreduce_algorithm": name},
     load=lambda path, ranks: {**TUNED, "OMPI_MCA_coll_tuned_dynamic_rules_filename": path},
     own_choice=TUNED,
+    # coll/tuned reads it when it sets up a communicator (with use_dynamic_rules, as TUNED
+    # sets); 0 leaves the size to its fixed decision
+    switch=Switch("coll_tuned_allreduce_algorithm", own="0", per_call=False),
     export=export,
     style=("black", ":"),
     # Open MPI 5 leaves its shared-memory segments behind in /dev/shm: give it a directory
