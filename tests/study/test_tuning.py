@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from collectives.run.bench import make_timing
+from collectives.run.bench import make_timing, switched_entry
+from collectives.run.record import Record
 from collectives.study import tuning
+from collectives.transport.accounting import COUNT_FIELDS
 
 SIZES = [1, 64, 4096, 262144]
 
@@ -84,3 +86,54 @@ def test_tuned_rows_carry_speedups_their_intervals_and_names():
     assert summary.clock_median_speedup.item() == pytest.approx(2 / 1.1)
     assert (summary.clock_faster.item(), summary.clock_slower.item()) == (4, 0)
     assert (summary.checked.item(), summary.obeyed.item()) == (2, 2)
+
+
+def switched_document(times: dict[str, dict[int, float]], verified: bool = True) -> dict:
+    """A forced run's bench document: MPI_Allreduce switched to each algorithm."""
+    records = []
+    for algorithm, seconds in times.items():
+        for m, timing in timed(seconds).items():
+            records.append(
+                Record(
+                    algorithm=switched_entry(algorithm), parameters={}, ranks=4, elements=m,
+                    dtype="float64", itemsize=8, seed=0, data="int", transport="mpi",
+                    library=True, **dict.fromkeys(COUNT_FIELDS), bytes_sent=None,
+                    bytes_recv=None, elements_reduced=None, trace=None, theory=None,
+                    link_classes=None, matches_theory=None, verified=verified,
+                    max_abs_error=0.0, ranks_agree=verified, wrong_ranks=[],
+                    wall_seconds=None, collective_seconds=None, timing=timing, versions={},
+                ).to_dict()
+            )  # fmt: skip
+    return {"records": records}
+
+
+def test_a_forced_run_s_switched_entries_stand_for_the_forced_settings():
+    forced = forced_times()
+    document = switched_document({a: t for (_, _, a), t in forced.items()})
+    by_setting = tuning.setting_timings(tuning.FORCED, document)
+    assert sorted(by_setting) == ["force-rabenseifner", "force-recursive_doubling", "force-ring"]
+    ring = by_setting["force-ring"]
+    assert {m: t.time_median_s for m, t in ring.items()} == pytest.approx(
+        forced[("openmpi", 4, "ring")], rel=0.02
+    )
+    plain = tuning.setting_timings("clock", switched_document({"ring": forced_times()[
+        ("openmpi", 4, "ring")]}))  # fmt: skip
+    assert list(plain) == ["clock"]
+    with pytest.raises(ValueError, match=r"MPI_Allreduce\[ring\] at M=1 gave a wrong sum"):
+        tuning.setting_timings(tuning.FORCED, switched_document({"ring": {1: 1e-6}}, False))
+
+
+def test_a_forced_probe_that_saw_another_algorithm_is_named():
+    probe = {"ranks": 4, "sizes": [
+        {"elements": 64, "switched": "ring", "verified": True, "algorithms": ["ring"]},
+        {"elements": 64, "switched": "recursive_doubling", "verified": True,
+         "algorithms": ["ring"]},
+        {"elements": 64, "switched": "default", "verified": True, "algorithms": ["ring"]},
+        {"elements": 6, "switched": "ring", "verified": True, "algorithms": []},
+    ]}  # fmt: skip
+    observed = tuning.setting_observed(tuning.FORCED, probe)
+    assert observed["force-ring"] == {64: ["ring"], 6: []}
+    assert tuning.disobeyed("openmpi", observed) == ["force-recursive_doubling at M=64 ran ring"]
+    probe["sizes"][0]["verified"] = False
+    with pytest.raises(ValueError, match="wrong sum under force-ring at M=64"):
+        tuning.setting_observed(tuning.FORCED, probe)

@@ -24,7 +24,7 @@ try:
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
     from collectives.run.libraries import DEFAULT, KINDS, common_algorithms
-    from collectives.study.tuning import SETTINGS, force_setting
+    from collectives.study.tuning import FORCED, SETTINGS, force_setting
 except ImportError as exc:
     sys.exit(
         f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
@@ -82,7 +82,7 @@ wildcard_constraints:
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
     transport="queue|mpi",
     library="|".join(KINDS),
-    setting="default|model|clock|force-[a-z_]+",
+    setting="default|model|clock|forced|force-[a-z_]+",
 
 
 def grid_points():
@@ -188,17 +188,19 @@ def calibration_options(wildcards):
     )
 
 
-def bench_points(transport=None):
-    """A bench's timed points on `transport`, or a library run's (MPI_Allreduce alone)."""
-    entries = 1
+def bench_points(transport=None, library=None, setting=None):
+    """A bench's timed points on `transport`, or a library run's: MPI_Allreduce alone, or
+    switched to each forced algorithm."""
     if transport:
         entries = len(WALLCLOCK.algorithms) + len(WALLCLOCK.peers_for(transport))
+    else:
+        entries = len(forced_algorithms(library)) if setting == FORCED else 1
     return entries * len(WALLCLOCK.elements)
 
 
 def bench_options(wildcards):
     """`collectives repeat`'s launches and budget for a bench or a library run."""
-    points = bench_points(wildcards.get("transport"))
+    points = bench_points(*map(wildcards.get, ("transport", "library", "setting")))
     return (
         f"--launches {WALLCLOCK.launches} {timing_budget(points, int(wildcards.ranks))}"
         f" --bound {WALLCLOCK.noise_bound} --narrow=--elements"
@@ -228,7 +230,7 @@ def timing_weight_total():
         for t, n in exchange_keys()
     ]
     benches = [bench_points(t) * n for t, n in exchange_keys()]
-    library_runs = [bench_points() * n for _, _, n in tuning_keys()]
+    library_runs = [bench_points(None, l, s) * n for l, s, n in tuning_keys()]
     return sum(calibrations + exchanges + benches + library_runs)
 
 
@@ -392,25 +394,31 @@ def library_options(wildcards):
     return f"--prefix {entry['prefix']}" if "prefix" in entry else ""
 
 
-def forced_settings():
-    """The forced settings: one per algorithm every library has, and the library's own
-    choice as its selection file would leave it (the clock's candidates)."""
+def forced_algorithms(library):
+    """The clock's candidates for a library: each algorithm every library has, and its own
+    choice where its selection file can leave a size range to it."""
     common = common_algorithms(PLAN.algorithms, PLAN.libraries)
-    return [force_setting(a) for a in [*common, DEFAULT]]
+    return [*common, *([DEFAULT] if KINDS[library].default_ranges else [])]
+
+
+def forced_settings(library):
+    """A library's forced runs: one launch switching among its forced algorithms where it
+    can change its algorithm at run time (FORCED), else a launch forcing each."""
+    if KINDS[library].switch:
+        return [FORCED]
+    return [force_setting(a) for a in forced_algorithms(library)]
 
 
 def tuning_keys(settings=None):
-    """Every timed (library, setting, N) of the tuning; the library's own choice only
-    where its file can leave a size range to it."""
+    """Every timed (library, setting, N) of the tuning; FORCED stands for each library's
+    forced settings."""
     if not (WALLCLOCK and PLAN.libraries):
         return []
-    settings = settings or [*SETTINGS, *forced_settings()]
-    own = force_setting(DEFAULT)
     return [
         (lib, s, n)
         for lib in PLAN.libraries
-        for s in settings
-        if s != own or KINDS[lib].default_ranges
+        for named in settings or [*SETTINGS, FORCED]
+        for s in (forced_settings(lib) if named == FORCED else [named])
         for n in WALLCLOCK.library_ranks
     ]
 
@@ -457,8 +465,24 @@ def model_fabric(library):
     return library_fabric(config, library, WALLCLOCK.fabrics["mpi"])
 
 
+def switched(wildcards):
+    """`--switch` of a FORCED run or probe: the library's forced algorithms, in turns."""
+    if wildcards.setting != FORCED:
+        return ""
+    return f"--switch {','.join(forced_algorithms(wildcards.library))}"
+
+
+def library_entries(wildcards):
+    """What a library run times: MPI_Allreduce switched among the forced algorithms, or as
+    the setting leaves it (the mpi peer)."""
+    return switched(wildcards) or "--peers mpi"
+
+
 def tuning_setting(wildcards, input):
-    """`collectives mpiexec` options of a setting."""
+    """`collectives mpiexec` options of a setting (a FORCED run's: its own choice at launch,
+    which the switch changes)."""
+    if wildcards.setting == FORCED:
+        return f"--force {DEFAULT}"
     if wildcards.setting.startswith("force-"):
         return f"--force {wildcards.setting.removeprefix('force-')}"
     if wildcards.setting in ("model", "clock"):

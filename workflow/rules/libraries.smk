@@ -38,6 +38,7 @@ rule library_run:
     params:
         repeat=bench_options,
         setting=tuning_setting,
+        entries=library_entries,
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
         protocol=bench_protocol() if WALLCLOCK else "",
         dtype=PLAN.dtype,
@@ -47,7 +48,7 @@ rule library_run:
         "collectives repeat {params.repeat} --what '{wildcards.library} {wildcards.setting}"
         " N={wildcards.ranks}' --output {output} -- collectives mpiexec --library"
         " {input.library} --ranks {wildcards.ranks} {params.setting} -- bench --transport mpi"
-        " --ranks {wildcards.ranks} --peers mpi --elements {params.elements} --dtype"
+        " --ranks {wildcards.ranks} {params.entries} --elements {params.elements} --dtype"
         " {params.dtype} --seed {params.seed} {params.protocol}"
         " --timeout {params.timeout}m 2> {log}"
 
@@ -67,15 +68,18 @@ rule library_probe:
     threads: all_cores  # N ranks of MPI
     params:
         setting=tuning_setting,
+        switch=switched,
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
     shell:
         "collectives mpiexec --library {input.library} --ranks {wildcards.ranks}"
-        " {params.setting} -- probe --elements {params.elements} > {output} 2> {log}"
+        " {params.setting} -- probe --elements {params.elements} {params.switch} > {output}"
+        " 2> {log}"
 
 
 rule clock_selection:
     input:
-        forced=tuning_runs(forced_settings()),
+        forced=tuning_runs([FORCED]),
+        probes=tuning_runs([FORCED], paths.PROBE),
         libraries=[paths.library(name) for name in PLAN.libraries],
     output:
         table=paths.table("clock_selection.csv"),
@@ -88,7 +92,7 @@ rule clock_selection:
     conda:
         ENV
     params:
-        runs=json.dumps(tuning_keys(forced_settings())),
+        runs=json.dumps(tuning_keys([FORCED])),
         dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),  # the library of each file of output.exports
     script:

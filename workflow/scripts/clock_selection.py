@@ -1,5 +1,6 @@
 """This machine's clock's selection: per library and N, the fastest of its forced
-algorithms at each size, in the file each library loads."""
+algorithms at each size, in the file each library loads; it stops, in one line, where a
+forced run's probe saw the library run another algorithm than the one forced."""
 
 import json
 import sys
@@ -13,14 +14,24 @@ from collectives.run import libraries
 from collectives.run.files import write_csv, write_text
 from collectives.study import selection, tuning
 
-forced = {
-    (library, int(ranks), setting.removeprefix("force-")): tuning.times(
-        json.loads(Path(path).read_text())
-    )
-    for (library, setting, ranks), path in zip(
-        json.loads(snakemake.params.runs), snakemake.input.forced, strict=True
-    )
-}
+keys = [tuple(key) for key in json.loads(snakemake.params.runs)]
+forced = {}
+for (library, setting, ranks), run, probe in zip(
+    keys, snakemake.input.forced, snakemake.input.probes, strict=True
+):
+    try:
+        timed = tuning.setting_timings(setting, json.loads(Path(run).read_text()))
+        seen = tuning.setting_observed(setting, json.loads(Path(probe).read_text()))
+    except ValueError as exc:
+        raise SystemExit(f"{library} N={ranks}: {exc}") from None
+    wrong = tuning.disobeyed(library, seen)
+    if wrong:  # a forced time stands for its algorithm only if the library ran it
+        raise SystemExit(f"{library} N={ranks}: {wrong[0]}")
+    for forced_setting, by_size in timed.items():
+        algorithm = forced_setting.removeprefix("force-")
+        forced[(library, int(ranks), algorithm)] = {
+            m: timing.time_median_s for m, timing in by_size.items()
+        }
 table = tuning.clock_selection(forced, np.dtype(snakemake.params.dtype).itemsize)
 write_csv(snakemake.output.table, table)
 tree = libraries.mpich_tree_of(snakemake.input.libraries)

@@ -15,20 +15,18 @@ from collectives.run.files import write_csv, write_text
 from collectives.study import markdown, tuning
 
 keys = [tuple(k) for k in json.loads(snakemake.params.runs)]
-runs = {
-    (library, setting, int(ranks)): tuning.timings(json.loads(Path(path).read_text()))
-    for (library, setting, ranks), path in zip(keys, snakemake.input.runs, strict=True)
-}
-observed = {}
+runs, observed = {}, {}
+for (library, setting, ranks), path in zip(keys, snakemake.input.runs, strict=True):
+    timed = tuning.setting_timings(setting, json.loads(Path(path).read_text()))
+    runs.update({(library, named, int(ranks)): by_size for named, by_size in timed.items()})
 for (library, setting, ranks), path in zip(
     json.loads(snakemake.params.probes), snakemake.input.probes, strict=True
 ):
-    document = json.loads(Path(path).read_text())
-    if not all(size["verified"] for size in document["sizes"]):
-        raise SystemExit(f"{path}: a wrong sum under the {setting} selection")
-    observed[(library, setting, int(ranks))] = {
-        size["elements"]: size["algorithms"] for size in document["sizes"]
-    }
+    try:
+        seen = tuning.setting_observed(setting, json.loads(Path(path).read_text()))
+    except ValueError as exc:
+        raise SystemExit(f"{path}: {exc}") from None
+    observed[(library, setting, int(ranks))] = seen[setting]
 model = pd.read_csv(snakemake.input.model).astype({"max_bytes": "Int64"})
 selections = {  # each library's model selection: that of the fabric it was calibrated on
     "model": pd.concat(

@@ -3,11 +3,12 @@ selection and with this machine's clock's, timed on the same ranks and inputs.
 
 The clock's selection comes from runs that force each of the library's algorithms through
 its own variable, and from a run of its own choice (DEFAULT, a candidate wherever its
-selection file can leave a size range to it): at every size the fastest, switching at the
-geometric middle between two timed sizes. A speedup (the default's median time over the
-tuned run's) carries its 90% interval, each run's blocks resampled
-(run.timing.ratio_interval): a tuned run is slower or faster than the default only where
-the whole interval says so.
+selection file can leave a size range to it); a library that can change its algorithm at
+run time times them all in one launch of turns (FORCED), which its probe shows ran each.
+At every size the fastest wins, switching at the geometric middle between two timed sizes.
+A speedup (the default's median time over the tuned run's) carries its 90% interval, each
+run's blocks resampled (run.timing.ratio_interval): a tuned run is slower or faster than
+the default only where the whole interval says so.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..run.bench import switched_algorithm
 from ..run.libraries import DEFAULT, KINDS
 from ..run.record import Record, Timing
 from ..run.timing import ratio_interval
 
 SETTINGS = ("default", "model", "clock")  # what each library is timed with, besides forced
+FORCED = "forced"  # every forced algorithm in one launch, switched at run time
 
 
 def force_setting(algorithm: str) -> str:
@@ -31,15 +34,56 @@ def force_setting(algorithm: str) -> str:
     return f"force-{algorithm}"
 
 
+def _verified_records(document: dict[str, Any]) -> list[Record]:
+    """A bench document's records; ValueError at the first wrong sum."""
+    records = [Record.from_dict(data, f"records[{index}]")
+               for index, data in enumerate(document["records"])]  # fmt: skip
+    for record in records:
+        if not record.verified:
+            raise ValueError(f"{record.algorithm} at M={record.elements} gave a wrong sum")
+    return records
+
+
 def timings(document: dict[str, Any]) -> dict[int, Timing]:
     """A bench document's MPI_Allreduce timing per vector length M."""
-    found = {}
-    for index, data in enumerate(document["records"]):
-        record = Record.from_dict(data, f"records[{index}]")
-        if not record.verified:
-            raise ValueError(f"MPI_Allreduce at M={record.elements} gave a wrong sum")
-        found[record.elements] = record.timing
+    return {record.elements: record.timing for record in _verified_records(document)}
+
+
+def setting_timings(setting: str, document: dict[str, Any]) -> dict[str, dict[int, Timing]]:
+    """A run's timings per vector length, by setting: a FORCED run's switched entries as
+    the forced settings they stand for (force-ring, ...), any other run's as its own."""
+    if setting != FORCED:
+        return {setting: timings(document)}
+    found: dict[str, dict[int, Timing]] = {}
+    for record in _verified_records(document):
+        algorithm = switched_algorithm(record.algorithm)
+        if algorithm is None:
+            raise ValueError(f"a forced run holds {record.algorithm}, not a switched entry")
+        found.setdefault(force_setting(algorithm), {})[record.elements] = record.timing
     return found
+
+
+def setting_observed(setting: str, document: dict[str, Any]) -> dict[str, dict[int, list[str]]]:
+    """A probe's algorithms seen per vector length, by setting (as setting_timings);
+    ValueError at a wrong sum."""
+    found: dict[str, dict[int, list[str]]] = {}
+    for size in document["sizes"]:
+        named = force_setting(size["switched"]) if setting == FORCED else setting
+        if not size["verified"]:
+            raise ValueError(f"a wrong sum under {named} at M={size['elements']}")
+        found.setdefault(named, {})[size["elements"]] = size["algorithms"]
+    return found
+
+
+def disobeyed(library: str, observed: Mapping[str, dict[int, list[str]]]) -> list[str]:
+    """Where a forced setting's probe saw another algorithm run than the one it forces:
+    'force-ring at M=8 ran recursive_doubling' (nothing where the probe cannot tell)."""
+    return [
+        f"{setting} at M={elements} ran {'|'.join(seen) or 'none it knows'}"
+        for setting, sizes in observed.items()
+        for elements, seen in sizes.items()
+        if _obeyed(library, setting.removeprefix("force-"), seen) is False
+    ]
 
 
 def times(document: dict[str, Any]) -> dict[int, float]:
