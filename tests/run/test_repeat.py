@@ -166,3 +166,38 @@ def test_a_line_that_always_falls_stops_the_run_in_one_line(tmp_path):
     assert message.startswith("ping-pong local: the line through its medians has alpha=")
     assert "beta=-" in message and "2 attempts" in message
     assert "\n" not in message and not output.exists()
+
+
+# A stand-in bench: logs its name, then writes the bench document it is given.
+COPIED = """
+import sys, pathlib, shutil
+with open(sys.argv[1], "a") as log:
+    log.write(sys.argv[2] + "\\n")
+shutil.copy(sys.argv[3], sys.argv[sys.argv.index("--output") + 1])
+"""
+
+
+def test_benches_compared_are_launched_in_turns_the_first_rotating(tmp_path):
+    template = tmp_path / "one.json"
+    bench = [sys.executable, "-m", "collectives", "bench", "--algorithms", "ring", "--ranks",
+             "2", "--elements", "1", "--warmup", "1", "--iterations", "3"]  # fmt: skip
+    assert repeat(bench, template, "bench", launches=1) == 1
+    log = tmp_path / "order"
+    commands = [[sys.executable, "-c", COPIED, str(log), name, str(template)] for name in "abc"]
+    outputs = [tmp_path / f"{name}.json" for name in "abc"]
+    argv = [sys.executable, "-m", "collectives", "repeat", "--launches", "3"]
+    for output in outputs:
+        argv += ["--output", str(output)]
+    argv += ["--", *commands[0], "::", *commands[1], "::", *commands[2]]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().split() == [*"abc", *"bca", *"cab"]
+    blocks = json.loads(template.read_text())["records"][0]["timing"]["blocks"]
+    for output in outputs:
+        document = json.loads(output.read_text())
+        assert (
+            document["launches"] == 3 and document["records"][0]["timing"]["blocks"] == blocks * 3
+        )
+    argv[argv.index("--output") : argv.index("--output") + 2] = []  # one output too few
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "one --output per measurement" in done.stderr

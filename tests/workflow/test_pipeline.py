@@ -242,6 +242,23 @@ def test_each_library_is_timed_tuned_and_obeys(workdir):
     assert "| Open MPI | 2 | 3 |" in (workdir / "results/tables/tuned_vs_default.md").read_text()
 
 
+def test_a_library_that_can_switch_times_its_forced_algorithms_in_one_launch(workdir):
+    """MPICH's and Open MPI's forced algorithms run in one launch per N, switched through
+    MPI_T, and probed per algorithm; Intel MPI's in a launch each."""
+    for name in LIBRARIES:
+        tuning_dir = workdir / "results/tuning" / name
+        if not libraries.KINDS[name].switch:
+            assert not (tuning_dir / "forced").exists() and (tuning_dir / "force-ring").is_dir()
+            continue
+        run = json.loads((tuning_dir / "forced/N2.json").read_text())
+        probe = json.loads((tuning_dir / "forced/N2.probe.json").read_text())
+        switched = {record["algorithm"] for record in run["records"]}
+        assert switched == {f"MPI_Allreduce[{a}]" for a in run["switch"]}, switched
+        assert {"ring", libraries.DEFAULT} <= set(run["switch"]) and run["launches"] >= 3
+        assert {row["switched"] for row in probe["sizes"]} == set(run["switch"])
+        assert not (tuning_dir / "force-ring").exists()
+
+
 def test_adding_a_workload_reruns_no_measure_job(workdir):
     config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
     config["workloads"]["tiny-decode"] = {

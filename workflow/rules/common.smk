@@ -199,8 +199,13 @@ def bench_points(transport=None, library=None, setting=None):
 
 
 def bench_options(wildcards):
-    """`collectives repeat`'s launches and budget for a bench or a library run."""
-    points = bench_points(*map(wildcards.get, ("transport", "library", "setting")))
+    """`collectives repeat`'s launches and budget for a bench, a forced library run, or a
+    library's compared runs (its default, model and clock, together)."""
+    if "transport" in wildcards.keys():
+        points = bench_points(wildcards.transport)
+    else:
+        settings = [wildcards.setting] if "setting" in wildcards.keys() else SETTINGS
+        points = sum(bench_points(None, wildcards.library, s) for s in settings)
     return (
         f"--launches {WALLCLOCK.launches} {timing_budget(points, int(wildcards.ranks))}"
         f" --bound {WALLCLOCK.noise_bound} --narrow=--elements"
@@ -444,19 +449,24 @@ def tuning_probes():
 
 
 def tuning_selection(wildcards):
-    """The selection file a tuned run loads: the model's for the fabric calibrated on the
-    mpi transport, or the clock's; none for the default and forced runs."""
-    if wildcards.setting == "model":  # rewritten, unchanged, whenever a fabric is added
-        return ancient(
-            paths.selection(model_fabric(wildcards.library), wildcards.library)
-        )
-    if wildcards.setting == "clock":
-        return paths.selection(paths.CLOCK, wildcards.library)
-    if wildcards.setting == "default":
-        # not loaded: the default is timed after the forced runs, beside the tuned ones,
-        # so that one period of this machine's speed holds them all
-        return ancient(paths.selection(paths.CLOCK, wildcards.library))
+    """The selection file a tuned run or probe loads: the model's for the fabric its library
+    was calibrated on, or the clock's; none for the default and forced runs."""
+    if wildcards.setting in ("model", "clock"):
+        return selection_file(wildcards.library, wildcards.setting)
     return []
+
+
+def selection_file(library, setting):
+    """A library's model or clock selection file (the model's rewritten, unchanged,
+    whenever a fabric is added: ancient)."""
+    if setting == "model":
+        return ancient(paths.selection(model_fabric(library), library))
+    return paths.selection(paths.CLOCK, library)
+
+
+def compared_run(setting):
+    """The output of a compared (default, model or clock) run, for any library and N."""
+    return paths.TUNING.format(library="{library}", setting=setting, ranks="{ranks}")
 
 
 def model_fabric(library):
@@ -466,25 +476,55 @@ def model_fabric(library):
 
 
 def switched(wildcards):
+    """`--switch` of the job's run or probe (switch_option)."""
+    return switch_option(wildcards.library, wildcards.setting)
+
+
+def switch_option(library, setting):
     """`--switch` of a FORCED run or probe: the library's forced algorithms, in turns."""
-    if wildcards.setting != FORCED:
+    if setting != FORCED:
         return ""
-    return f"--switch {','.join(forced_algorithms(wildcards.library))}"
-
-
-def library_entries(wildcards):
-    """What a library run times: MPI_Allreduce switched among the forced algorithms, or as
-    the setting leaves it (the mpi peer)."""
-    return switched(wildcards) or "--peers mpi"
+    return f"--switch {','.join(forced_algorithms(library))}"
 
 
 def tuning_setting(wildcards, input):
-    """`collectives mpiexec` options of a setting (a FORCED run's: its own choice at launch,
-    which the switch changes)."""
-    if wildcards.setting == FORCED:
+    """`collectives mpiexec` options of the job's setting."""
+    return setting_options(wildcards.setting, input.get("selection"))
+
+
+def setting_options(setting, selection):
+    """`collectives mpiexec` options of a setting: a FORCED run's is its own choice at
+    launch, which the switch changes; a tuned run loads its selection file."""
+    if setting == FORCED:
         return f"--force {DEFAULT}"
-    if wildcards.setting.startswith("force-"):
-        return f"--force {wildcards.setting.removeprefix('force-')}"
-    if wildcards.setting in ("model", "clock"):
-        return f"--selection {input.selection}"
+    if setting.startswith("force-"):
+        return f"--force {setting.removeprefix('force-')}"
+    if setting in ("model", "clock"):
+        return f"--selection {selection}"
     return ""
+
+
+def library_command(wildcards, input, setting):
+    """One library run's measurement: its bench under the library's mpiexec, with the
+    setting's variables (FORCED: switching among the forced algorithms)."""
+    selection = input.get(setting) if setting in SETTINGS else None
+    entries = switch_option(wildcards.library, setting) or "--peers mpi"
+    ranks = wildcards.ranks
+    return (
+        f"collectives mpiexec --library {input.library} --ranks {ranks}"
+        f" {setting_options(setting, selection)} -- bench --transport mpi --ranks {ranks}"
+        f" {entries} --elements {','.join(map(str, WALLCLOCK.elements))} --dtype"
+        f" {PLAN.dtype} --seed {config['seed']} {bench_protocol()}"
+        f" --timeout {RUNTIME_MINUTES}m"
+    )
+
+
+def forced_command(wildcards, input):
+    """A forced run's measurement (library_command)."""
+    return library_command(wildcards, input, wildcards.setting)
+
+
+def compared_commands(wildcards, input):
+    """The default, model and clock runs' measurements, `::` between them: launched in
+    turns by `collectives repeat`."""
+    return " :: ".join(library_command(wildcards, input, s) for s in SETTINGS)

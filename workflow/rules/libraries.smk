@@ -22,13 +22,14 @@ rule library:
 rule library_run:
     input:
         library=paths.LIBRARY,
-        selection=tuning_selection,
     output:
         paths.TUNING,
     log:
         paths.log("tuning/{library}/{setting}/N{ranks}"),
     benchmark:
         paths.benchmark("library_run", "{library}/{setting}/N{ranks}")
+    wildcard_constraints:
+        setting="forced|force-[a-z_]+",  # the compared settings run together, below
     priority: 100  # first, while no other job competes for the cores
     conda:
         ENV
@@ -37,20 +38,38 @@ rule library_run:
         runtime=repeated_runtime,
     params:
         repeat=bench_options,
-        setting=tuning_setting,
-        entries=library_entries,
-        elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
-        protocol=bench_protocol() if WALLCLOCK else "",
-        dtype=PLAN.dtype,
-        seed=config["seed"],
-        timeout=RUNTIME_MINUTES,  # each launch's
+        command=forced_command,
     shell:
         "collectives repeat {params.repeat} --what '{wildcards.library} {wildcards.setting}"
-        " N={wildcards.ranks}' --output {output} -- collectives mpiexec --library"
-        " {input.library} --ranks {wildcards.ranks} {params.setting} -- bench --transport mpi"
-        " --ranks {wildcards.ranks} {params.entries} --elements {params.elements} --dtype"
-        " {params.dtype} --seed {params.seed} {params.protocol}"
-        " --timeout {params.timeout}m 2> {log}"
+        " N={wildcards.ranks}' --output {output} -- {params.command} 2> {log}"
+
+
+rule library_compare:
+    input:
+        library=paths.LIBRARY,
+        model=lambda w: selection_file(w.library, "model"),
+        clock=lambda w: selection_file(w.library, "clock"),
+    output:
+        default=compared_run("default"),
+        model=compared_run("model"),
+        clock=compared_run("clock"),
+    log:
+        paths.log("tuning/{library}/compared/N{ranks}"),
+    benchmark:
+        paths.benchmark("library_compare", "{library}/N{ranks}")
+    priority: 100
+    conda:
+        ENV
+    threads: all_cores  # a timing measurement: run it alone
+    resources:
+        runtime=lambda w: repeated_runtime(w) * len(SETTINGS),
+    params:
+        repeat=bench_options,
+        commands=compared_commands,
+    shell:
+        "collectives repeat {params.repeat} --what '{wildcards.library} N={wildcards.ranks}'"
+        " --output {output.default} --output {output.model} --output {output.clock}"
+        " -- {params.commands} 2> {log}"
 
 
 rule library_probe:

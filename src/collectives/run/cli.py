@@ -170,7 +170,8 @@ def _repeat_arguments(commands) -> None:
         "record's timing). A ping-pong's or exchange's launches that disagree beyond "
         "--agreement are measured again; then the command fails naming the size. With "
         "--budget and --narrow, the time left buys launches of the sizes whose intervals are "
-        "widest.",
+        "widest. Benches to compare, separated by `::` with one --output each, are launched "
+        "in turns, the first rotating.",
     )
     repeated.add_argument("--launches", type=int, default=DEFAULT_LAUNCHES,
                           help=f"launches (default {DEFAULT_LAUNCHES})")  # fmt: skip
@@ -195,7 +196,8 @@ def _repeat_arguments(commands) -> None:
         help=f"relative interval width worth another launch (default {DEFAULT_BOUND:g})",
     )  # fmt: skip
     repeated.add_argument("--what", default="measurement", help="its name, for errors")
-    repeated.add_argument("--output", required=True, help="the merged CSV or JSON")
+    repeated.add_argument("--output", required=True, action="append",
+                          help="the merged CSV or JSON (one per measurement)")  # fmt: skip
     repeated.add_argument("measurement", nargs=argparse.REMAINDER,
                           help="-- then the measurement's command line")  # fmt: skip
 
@@ -444,16 +446,23 @@ def _exchange(args: argparse.Namespace) -> int:
 
 
 def _repeat(args: argparse.Namespace) -> int:
-    from .repeat import repeat  # only this command needs it
+    from .repeat import interleave, repeat  # only this command needs it
 
     command = args.measurement[1:] if args.measurement[:1] == ["--"] else args.measurement
     if not command:
         raise UsageError("give the measurement's command after --")
+    commands = [[]]
+    for word in command:  # the measurements, `::` between them
+        commands.append([]) if word == "::" else commands[-1].append(word)
     try:
-        repeat(
-            command, Path(args.output), args.what, args.launches, args.agreement,
-            args.attempts, args.budget, args.narrow, args.bound,
-        )  # fmt: skip
+        if len(commands) > 1 or len(args.output) > 1:
+            interleave(commands, [Path(o) for o in args.output], args.launches, args.budget,
+                       args.narrow, args.bound)  # fmt: skip
+        else:
+            repeat(
+                command, Path(args.output[0]), args.what, args.launches, args.agreement,
+                args.attempts, args.budget, args.narrow, args.bound,
+            )  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return 0
@@ -508,8 +517,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """UsageError before anything runs if a file the command is to write cannot be written
     where it is asked for (every command's --output, --trace, --reduce-output)."""
     for option in OUTPUT_OPTIONS:
-        path = getattr(args, option, None)
-        if path:
+        given = getattr(args, option, None)
+        for path in given if isinstance(given, list) else [given] if given else []:
             try:
                 check_writable(path)
             except OSError as exc:

@@ -14,6 +14,10 @@ majority, or with such a line, are measured again, up to `attempts` times; then 
 stops with one line naming the calibration and what was wrong. A bench (JSON) is merged
 as it is: its noisy points are marked downstream, not refused.
 
+Benches compared with each other (a library at its default and with two selection files)
+are launched interleaved (`interleave`): launch after launch in turns, who goes first
+rotating, so that every period of the machine's speed falls on each of them alike.
+
 With a `budget` (seconds for the whole measurement) and the option that lists the sizes
 (`narrow`), what is left after the first launches buys more launches of the sizes whose
 intervals are the widest relative to their medians, while any is wider than `bound` and
@@ -61,12 +65,13 @@ def repeat(
     for a calibration, JSON for a bench); return how many launches ran."""
     if launches < 1 or attempts < 1 or agreement < 1 or (budget is not None and budget < 0):
         raise ValueError("launches and attempts must be >= 1, agreement >= 1, budget >= 0")
-    bench = output.suffix == ".json"
+    if output.suffix == ".json":
+        return interleave([command], [output], launches, budget, narrow, bound)[0]
     started = time.monotonic()
     for _ in range(attempts):
-        parts = [_launched(command, output, index, bench) for index in range(launches)]
-        split = [] if bench else _split_sizes(parts, agreement)
-        falling = None if bench or split else _unphysical_line(parts)
+        parts = [_launched(command, output, index, False) for index in range(launches)]
+        split = _split_sizes(parts, agreement)
+        falling = None if split else _unphysical_line(parts)
         if not split and not falling:
             break
     else:
@@ -83,19 +88,69 @@ def repeat(
         )
     full_launch = (time.monotonic() - started) / len(parts)  # the costliest kind of launch
     while budget is not None and narrow is not None:
-        widths = _widths(parts, bench)
-        widest = sorted((s for s, w in widths.items() if w > bound), key=lambda s: -widths[s])
-        if not widest or time.monotonic() - started + full_launch > budget:
+        chosen = _widest(parts, False, bound)
+        if not chosen or time.monotonic() - started + full_launch > budget:
             break
-        chosen = sorted(widest[: math.ceil(len(widths) / 3)])
-        parts.append(_launched(_narrowed(command, narrow, chosen), output, len(parts), bench))
-    if bench:
-        from .bench import merge_documents  # the bench's own record format
-
-        write_json(output, merge_documents(parts))
-    else:
-        write_text(output, _calibration_csv(parts))
+        parts.append(_launched(_narrowed(command, narrow, chosen), output, len(parts), False))
+    write_text(output, _calibration_csv(parts))
     return len(parts)
+
+
+def interleave(
+    commands: Sequence[list[str]],
+    outputs: Sequence[Path],
+    launches: int = DEFAULT_LAUNCHES,
+    budget: float | None = None,
+    narrow: str | None = None,
+    bound: float = DEFAULT_BOUND,
+) -> list[int]:
+    """Launch benches in turns, `launches` rounds (the first of each round rotating), then
+    rounds of the sizes whose intervals are wider than `bound`, while the budget (seconds,
+    for all of them) fits another round; write each bench's merged document to its output
+    once all are done; return how many launches each had."""
+    if len(commands) != len(outputs) or not commands:
+        raise ValueError("give one --output per measurement")
+    if any(output.suffix != ".json" for output in outputs) and len(commands) > 1:
+        raise ValueError("only benches (JSON outputs) are interleaved")
+    if launches < 1 or (budget is not None and budget < 0):
+        raise ValueError("launches must be >= 1, budget >= 0")
+    started = time.monotonic()
+    parts: list[list[Launch]] = [[] for _ in commands]
+
+    def launch_round(turn: int, sizes: Sequence[list[int] | None]) -> None:
+        """Each command once (narrowed to its sizes; None: all, []: not this round), the
+        first rotating with the turn."""
+        for index in np.roll(np.arange(len(commands)), -turn):
+            command, chosen = commands[index], sizes[index]
+            if chosen == []:
+                continue
+            if chosen is not None:
+                command = _narrowed(command, narrow, chosen)
+            parts[index].append(_launched(command, outputs[index], len(parts[index]), True))
+
+    for turn in range(launches):
+        launch_round(turn, [None] * len(commands))
+    full_round = (time.monotonic() - started) / launches  # the costliest kind of round
+    turn = launches
+    while budget is not None and narrow is not None:
+        sizes = [_widest(part, True, bound) for part in parts]
+        if not any(sizes) or time.monotonic() - started + full_round > budget:
+            break
+        launch_round(turn, sizes)
+        turn += 1
+    from .bench import merge_documents  # the bench's own record format
+
+    for part, output in zip(parts, outputs, strict=True):
+        write_json(output, merge_documents(part))
+    return [len(part) for part in parts]
+
+
+def _widest(parts: Sequence[Launch], bench: bool, bound: float) -> list[int]:
+    """The sizes worth another launch: the third of them (at least one) whose intervals are
+    widest, among those wider than `bound`, in order of size."""
+    widths = _widths(parts, bench)
+    widest = sorted((s for s, w in widths.items() if w > bound), key=lambda s: -widths[s])
+    return sorted(widest[: math.ceil(len(widths) / 3)])
 
 
 def _launched(command: list[str], output: Path, index: int, bench: bool) -> Launch:
