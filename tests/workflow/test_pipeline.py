@@ -254,7 +254,7 @@ def test_a_library_that_can_switch_times_its_forced_algorithms_in_one_launch(wor
         probe = json.loads((tuning_dir / "forced/N2.probe.json").read_text())
         switched = {record["algorithm"] for record in run["records"]}
         assert switched == {f"MPI_Allreduce[{a}]" for a in run["switch"]}, switched
-        assert {"ring", libraries.DEFAULT} <= set(run["switch"]) and run["launches"] >= 3
+        assert {"ring", libraries.DEFAULT} <= set(run["switch"])
         assert {row["switched"] for row in probe["sizes"]} == set(run["switch"])
         assert not (tuning_dir / "force-ring").exists()
 
