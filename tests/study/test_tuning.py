@@ -43,6 +43,14 @@ def test_the_library_s_own_choice_is_a_candidate_where_it_is_fastest():
     assert tuning.named(table, 4, 8) == "default"
 
 
+def test_an_algorithm_the_library_did_not_run_at_a_size_is_no_candidate_there():
+    forced = forced_times()
+    del forced[("openmpi", 4, "ring")][262144]  # the probe saw something else run there
+    table = tuning.clock_selection(forced, itemsize=8)
+    assert tuning.named(table, 4, 4096 * 8) == "ring"
+    assert tuning.named(table, 4, 262144 * 8) == "recursive_doubling"  # rabenseifner: 8e-3
+
+
 def test_a_selection_names_the_rules_of_the_largest_n_below():
     table = tuning.clock_selection(forced_times(), itemsize=8)
     assert tuning.named(table, 4, 8) == "recursive_doubling"
@@ -133,7 +141,7 @@ def test_a_forced_probe_that_saw_another_algorithm_is_named():
     ]}  # fmt: skip
     observed = tuning.setting_observed(tuning.FORCED, probe)
     assert observed["force-ring"] == {64: ["ring"], 6: []}
-    assert tuning.disobeyed("openmpi", observed) == ["force-recursive_doubling at M=64 ran ring"]
+    assert tuning.disobeyed("openmpi", observed) == [("force-recursive_doubling", 64, ["ring"])]
     probe["sizes"][0]["verified"] = False
     with pytest.raises(ValueError, match="wrong sum under force-ring at M=64"):
         tuning.setting_observed(tuning.FORCED, probe)

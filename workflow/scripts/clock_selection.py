@@ -1,6 +1,7 @@
 """This machine's clock's selection: per library and N, the fastest of its forced
-algorithms at each size, in the file each library loads; it stops, in one line, where a
-forced run's probe saw the library run another algorithm than the one forced."""
+algorithms at each size, in the file each library loads. Where a forced run's probe saw the
+library run another algorithm than the one forced, that time is no candidate at that size
+(the log names each such size)."""
 
 import json
 import sys
@@ -24,9 +25,10 @@ for (library, setting, ranks), run, probe in zip(
         seen = tuning.setting_observed(setting, json.loads(Path(probe).read_text()))
     except ValueError as exc:
         raise SystemExit(f"{library} N={ranks}: {exc}") from None
-    wrong = tuning.disobeyed(library, seen)
-    if wrong:  # a forced time stands for its algorithm only if the library ran it
-        raise SystemExit(f"{library} N={ranks}: {wrong[0]}")
+    for forced_setting, elements, ran in tuning.disobeyed(library, seen):
+        timed[forced_setting].pop(elements, None)  # it stands for no algorithm it can name
+        print(f"{library} N={ranks}: {forced_setting} at M={elements} ran {'|'.join(ran)}:"
+              " no candidate there", file=sys.stderr)  # fmt: skip
     for forced_setting, by_size in timed.items():
         algorithm = forced_setting.removeprefix("force-")
         forced[(library, int(ranks), algorithm)] = {

@@ -75,11 +75,14 @@ def setting_observed(setting: str, document: dict[str, Any]) -> dict[str, dict[i
     return found
 
 
-def disobeyed(library: str, observed: Mapping[str, dict[int, list[str]]]) -> list[str]:
-    """Where a forced setting's probe saw another algorithm run than the one it forces:
-    'force-ring at M=8 ran recursive_doubling' (nothing where the probe cannot tell)."""
+def disobeyed(
+    library: str, observed: Mapping[str, dict[int, list[str]]]
+) -> list[tuple[str, int, list[str]]]:
+    """Where a forced setting's probe saw another algorithm run than the one it forces
+    (Intel MPI runs recursive doubling when asked for Rabenseifner at N = 2): (setting, M,
+    what ran); nothing where the probe cannot tell."""
     return [
-        f"{setting} at M={elements} ran {'|'.join(seen) or 'none it knows'}"
+        (setting, elements, seen)
         for setting, sizes in observed.items()
         for elements, seen in sizes.items()
         if _obeyed(library, setting.removeprefix("force-"), seen) is False
@@ -96,14 +99,18 @@ def clock_selection(
 ) -> pd.DataFrame:
     """Per library and N, the size ranges of the fastest forced algorithm.
 
-    forced: (library, N, algorithm) -> {M: median seconds}. Rows: library, ranks,
+    forced: (library, N, algorithm) -> {M: median seconds}; an algorithm missing at a size
+    (one the library did not run there) is no candidate at it. Rows: library, ranks,
     min_bytes, max_bytes (inclusive; empty = any larger size), algorithm.
     """
     rows = []
     for library, ranks in sorted({(lib, n) for lib, n, _ in forced}):
         candidates = {a: t for (lib, n, a), t in forced.items() if (lib, n) == (library, ranks)}
-        sizes = sorted(set.intersection(*(set(t) for t in candidates.values())))
-        winners = [min(candidates, key=lambda a, m=m: candidates[a][m]) for m in sizes]
+        sizes = sorted(set.union(*(set(t) for t in candidates.values())))
+        winners = [
+            min((a for a in candidates if m in candidates[a]), key=lambda a, m=m: candidates[a][m])
+            for m in sizes
+        ]
         low = 0
         for index, (size, winner) in enumerate(zip(sizes, winners, strict=True)):
             if index + 1 < len(sizes) and winners[index + 1] == winner:
