@@ -451,9 +451,12 @@ def _repeat(args: argparse.Namespace) -> int:
     command = args.measurement[1:] if args.measurement[:1] == ["--"] else args.measurement
     if not command:
         raise UsageError("give the measurement's command after --")
-    commands = [[]]
+    commands: list[list[str]] = [[]]
     for word in command:  # the measurements, `::` between them
-        commands.append([]) if word == "::" else commands[-1].append(word)
+        if word == "::":
+            commands.append([])
+        else:
+            commands[-1].append(word)
     try:
         if len(commands) > 1 or len(args.output) > 1:
             interleave(commands, [Path(o) for o in args.output], args.launches, args.budget,
