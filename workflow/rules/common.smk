@@ -507,12 +507,11 @@ def setting_options(setting, selection):
 def library_command(wildcards, input, setting):
     """One library run's measurement: its bench under the library's mpiexec, with the
     setting's variables (FORCED: switching among the forced algorithms)."""
-    selection = input.get(setting) if setting in SETTINGS else None
     entries = switch_option(wildcards.library, setting) or "--peers mpi"
     ranks = wildcards.ranks
     return (
         f"collectives mpiexec --library {input.library} --ranks {ranks}"
-        f" {setting_options(setting, selection)} -- bench --transport mpi --ranks {ranks}"
+        f" {setting_options(setting, input.get(setting))} -- bench --transport mpi --ranks {ranks}"
         f" {entries} --elements {','.join(map(str, WALLCLOCK.elements))} --dtype"
         f" {PLAN.dtype} --seed {config['seed']} {bench_protocol()}"
         f" --timeout {RUNTIME_MINUTES}m"

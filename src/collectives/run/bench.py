@@ -244,9 +244,9 @@ def _check_request(
         raise UsageError("nothing to time: give algorithms, peers or algorithms to switch")
     if not sizes:
         raise UsageError("give at least one message size")
-    repeated = sorted({name for name in algorithm_names if algorithm_names.count(name) > 1})
+    repeated = _listed_twice(algorithm_names)
     if repeated:
-        raise UsageError(f"{repeated[0]} is listed twice in the algorithms")
+        raise UsageError(f"{repeated} is listed twice in the algorithms")
     unused = set(parameters)
     chosen = {}
     for name in algorithm_names:
@@ -269,15 +269,13 @@ def _check_request(
     unknown = [p for p in peers if p not in PEERS]
     if unknown:
         raise UsageError(f"unknown peer {unknown[0]!r}; valid peers: {', '.join(PEERS)}")
-    if "mpi" in peers and dtype == "float16":
-        raise UsageError("MPI has no float16 sum; use another dtype with the mpi peer")
+    if ("mpi" in peers or setup.switch) and dtype == "float16":
+        raise UsageError("MPI has no float16 sum; use another dtype with MPI_Allreduce")
     if ("mpi" in peers or setup.switch) and setup.transport != "mpi":
         raise UsageError("MPI_Allreduce (the mpi peer, --switch) needs --transport mpi")
     if "mpi" in peers and setup.switch:
         raise UsageError("--switch steers MPI_Allreduce itself: switch to `default` instead of "
                          "adding the mpi peer")  # fmt: skip
-    if setup.switch and dtype == "float16":
-        raise UsageError("MPI has no float16 sum; use another dtype with --switch")
     check_switch(setup.switch)
     if "gloo" in peers:
         try:
@@ -307,13 +305,18 @@ def check_switch(algorithms: Sequence[str]) -> None:
     from .libraries import LibraryError
     from .libraries.switch import running_kind, switch_values
 
-    repeated = sorted({a for a in algorithms if algorithms.count(a) > 1})
+    repeated = _listed_twice(algorithms)
     if repeated:
-        raise UsageError(f"{repeated[0]} is listed twice in --switch")
+        raise UsageError(f"{repeated} is listed twice in --switch")
     try:
         switch_values(running_kind(), algorithms)
     except LibraryError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _listed_twice(names: Sequence[str]) -> str | None:
+    """The first name (alphabetically) listed more than once; None if none is."""
+    return min((name for name in names if names.count(name) > 1), default=None)
 
 
 def _steps(comm, chosen, setup, store) -> tuple[list[Callable[[np.ndarray], Step]], Callable]:
@@ -362,6 +365,7 @@ def _mpi_allreduce(communicator, reset: Callable[[], object], x: np.ndarray) -> 
 
 
 def _leave_gloo() -> None:
+    """Leave the Gloo process group the bench joined."""
     import torch.distributed as dist
 
     dist.destroy_process_group()

@@ -89,11 +89,6 @@ def disobeyed(
     ]
 
 
-def times(document: dict[str, Any]) -> dict[int, float]:
-    """A bench document's MPI_Allreduce median time per vector length M."""
-    return {m: timing.time_median_s for m, timing in timings(document).items()}
-
-
 def clock_selection(
     forced: Mapping[tuple[str, int, str], dict[int, float]], itemsize: int
 ) -> pd.DataFrame:

@@ -90,8 +90,8 @@ class _ToolInterface:
     description, which lists the values in the order of their numbers."""
 
     def __init__(self, variable: str) -> None:
-        self._mpi = ctypes.CDLL(os.environ.get("MPI4PY_LIBMPI") or _loaded_libmpi(),
-                                mode=ctypes.RTLD_GLOBAL)  # fmt: skip
+        # the libmpi mpi4py loaded: a Library's jobs name it (running_kind needs one)
+        self._mpi = ctypes.CDLL(os.environ["MPI4PY_LIBMPI"], mode=ctypes.RTLD_GLOBAL)
         provided = ctypes.c_int()
         self._check(self._mpi.MPI_T_init_thread(MPI_THREAD_SINGLE, ctypes.byref(provided)),
                     "MPI_T_init_thread")  # fmt: skip
@@ -168,12 +168,3 @@ class _ToolInterface:
     def _check(code: int, what: str) -> None:
         if code != 0:
             raise LibraryError(f"MPI_T: {what} (error {code})")
-
-
-def _loaded_libmpi() -> str:
-    """The libmpi mpi4py loaded, read off this process's mappings."""
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            if re.search(r"/libmpi\.so[.\d]*$", line.strip()):
-                return line.split()[-1]
-    raise LibraryError("MPI_T: no libmpi loaded in this process")
