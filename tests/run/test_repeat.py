@@ -131,6 +131,7 @@ def test_a_bench_in_launches_merges_each_points_blocks(tmp_path):
     for record in document["records"]:
         timing = record["timing"]
         assert timing["launches"] == 2 and timing["blocks"] == [1] * 6
+        assert timing["launch_blocks"] == [3, 3]
         assert len(timing["times_s"]) == timing["iterations"] == 6
         assert timing["low_s"] <= timing["time_median_s"] <= timing["high_s"]
         assert record["verified"] and record["matches_theory"]

@@ -82,7 +82,7 @@ def test_good_records_load_and_stay(records, two_level, tmp_path):
         ({"itemsize": 4}, "itemsize 4, but float64 has 8"),
         ({"ranks": 0}, "ranks must be between 1 and 1024, got 0"),
         ({"rounds": "14"}, 'rounds is "14", not int | None'),
-        ({"record_version": 1}, "record_version 1, expected 5"),
+        ({"record_version": 1}, "record_version 1, expected 6"),
     ],
 )  # fmt: skip
 def test_a_record_at_odds_with_theory_or_its_schema_is_named_and_removed(

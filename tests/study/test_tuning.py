@@ -59,9 +59,10 @@ def test_a_selection_names_the_rules_of_the_largest_n_below():
 
 
 def timed(seconds: dict[int, float], spread: float = 0.01) -> dict:
-    """Timings of nine blocks of three iterations each around `seconds` per M."""
+    """Timings of three launches of three blocks of three iterations each around `seconds`
+    per M."""
     wobble = 1 + spread * np.sin(np.arange(27))
-    return {m: make_timing(t * wobble, [3] * 9, 1, 3, 8 * m, 4) for m, t in seconds.items()}
+    return {m: make_timing(t * wobble, [3] * 9, [3] * 3, 1, 8 * m, 4) for m, t in seconds.items()}
 
 
 def test_tuned_rows_carry_speedups_their_intervals_and_names():

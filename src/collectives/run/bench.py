@@ -425,7 +425,8 @@ def _record(
         [times[:, turn, :length].mean(axis=0) for turn, length in enumerate(blocks)]
     )
     nbytes = size * dtype.itemsize
-    timing = make_timing(per_iteration, [int(b) for b in blocks], setup.warmup, 1, nbytes, ranks)
+    timing = make_timing(per_iteration, [int(b) for b in blocks], [len(blocks)], setup.warmup,
+                         nbytes, ranks)  # fmt: skip
     counted = dict.fromkeys(
         [*COUNT_FIELDS, "bytes_sent", "bytes_recv", "elements_reduced", "theory",
          "link_classes", "matches_theory"]
@@ -447,28 +448,33 @@ def _record(
 
 
 def make_timing(
-    times: np.ndarray, blocks: list[int], warmup: int, launches: int, nbytes: int, ranks: int
+    times: np.ndarray,
+    blocks: list[int],
+    launch_blocks: list[int],
+    warmup: int,
+    nbytes: int,
+    ranks: int,
 ) -> Timing:
-    """The Timing of one point from its per-iteration times in blocks: median, minimum,
-    the median's interval, and nccl-tests' bandwidths at the median."""
-    median, low, high = median_interval(times, blocks)
+    """The Timing of one point from its per-iteration times in blocks of launches: median,
+    minimum, the median's interval, and nccl-tests' bandwidths at the median."""
+    median, low, high = median_interval(times, blocks, launch_blocks)
     algbw = nbytes / median / 1e9
     return Timing(
         warmup=warmup, iterations=len(times), times_s=[float(t) for t in times],
         time_min_s=float(np.min(times)), time_median_s=median, algbw_GBps=algbw,
-        busbw_GBps=bus_bandwidth(algbw, ranks), blocks=blocks, launches=launches,
+        busbw_GBps=bus_bandwidth(algbw, ranks), blocks=blocks, launch_blocks=launch_blocks,
+        launches=len(launch_blocks),
         low_s=low, high_s=high,
     )  # fmt: skip
 
 
 def merge_documents(documents: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Launches of the same bench merged: per (entry, size), every launch's blocks in one
-    record (its median and interval over all of them); counts and sums from the first
-    launch that ran the point, every launch's sums checked. A point missing from a later
-    launch (one re-run for its interval alone) keeps the blocks it has."""
+    record (its median and interval over all of them, launch by launch); counts and sums
+    from the first launch that ran the point, every launch's sums checked. A point missing
+    from a later launch (one re-run for its interval alone) keeps the blocks it has."""
     first = documents[0]
     merged: dict[tuple[str, int], dict[str, Any]] = {}
-    launches: dict[tuple[str, int], int] = {}
     for document in documents:
         if (document["transport"], document["ranks"]) != (first["transport"], first["ranks"]):
             raise ValueError("launches of different benches cannot be merged")
@@ -476,22 +482,21 @@ def merge_documents(documents: Sequence[dict[str, Any]]) -> dict[str, Any]:
             key = (record["algorithm"], record["elements"])
             if key not in merged:
                 merged[key] = {**record, "timing": {**record["timing"]}}
-                launches[key] = 0
             else:
                 timing = merged[key]["timing"]
-                timing["times_s"] = timing["times_s"] + record["timing"]["times_s"]
-                timing["blocks"] = timing["blocks"] + record["timing"]["blocks"]
+                for field in ("times_s", "blocks", "launch_blocks"):
+                    timing[field] = timing[field] + record["timing"][field]
                 merged[key]["verified"] = merged[key]["verified"] and record["verified"]
-            launches[key] += record["timing"]["launches"]
     records = []
-    for key, record in merged.items():
+    for record in merged.values():
         timing = record["timing"]
         timing = make_timing(
-            np.array(timing["times_s"]), timing["blocks"], timing["warmup"], launches[key],
-            record["message_bytes"], record["ranks"],
+            np.array(timing["times_s"]), timing["blocks"], timing["launch_blocks"],
+            timing["warmup"], record["message_bytes"], record["ranks"],
         )  # fmt: skip
         records.append(Record.from_dict({**record, "timing": asdict(timing)}).to_dict())
-    return {**first, "launches": max(launches.values()), "records": records}
+    launches = max(record["timing"]["launches"] for record in records)
+    return {**first, "launches": launches, "records": records}
 
 
 def _library_versions(peers: Sequence[str]) -> dict[str, str]:

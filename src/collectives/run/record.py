@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-RECORD_VERSION = 5
+RECORD_VERSION = 6
 DTYPES = ("float64", "float32", "float16", "int64", "int32")
 DATA_KINDS = ("int", "normal")
 MAX_RANKS = 1024
@@ -42,7 +42,8 @@ def bus_bandwidth(algbw_GBps, ranks):
 class Timing:
     """Wall-clock mode: the timed iterations of one entry at one size (nccl-tests' algbw
     and busbw conventions; each iteration's time is the mean over the ranks), in blocks
-    (a round of a launch each) and the median's block-bootstrap interval (run.timing)."""
+    (a round of a launch each) grouped by launch, and the median's bootstrap interval
+    (run.timing: launches, then blocks)."""
 
     warmup: int
     iterations: int
@@ -52,6 +53,7 @@ class Timing:
     algbw_GBps: float
     busbw_GBps: float
     blocks: list[int]  # iterations per block, in the order of times_s
+    launch_blocks: list[int]  # blocks per launch, in the same order
     launches: int
     low_s: float
     high_s: float

@@ -7,8 +7,9 @@ selection file can leave a size range to it); a library that can change its algo
 run time times them all in one launch of turns (FORCED), which its probe shows ran each.
 At every size the fastest wins, switching at the geometric middle between two timed sizes.
 A speedup (the default's median time over the tuned run's) carries its 90% interval, each
-run's blocks resampled (run.timing.ratio_interval): a tuned run is slower or faster than
-the default only where the whole interval says so.
+run's launches and their blocks resampled (run.timing.ratio_interval): a tuned run is
+slower or faster than the default only where the whole interval says so, so that a launch
+that ran in another mode of the machine decides nothing alone.
 """
 
 from __future__ import annotations
@@ -165,8 +166,9 @@ def tuned_vs_default(
                 tuned = runs.get((library, setting, ranks), {}).get(elements)
                 speedup = (math.nan,) * 3
                 if tuned is not None:
-                    speedup = ratio_interval((base.times_s, base.blocks),
-                                             (tuned.times_s, tuned.blocks))  # fmt: skip
+                    speedup = ratio_interval(
+                        *((t.times_s, t.blocks, t.launch_blocks) for t in (base, tuned))
+                    )
                 seen = observed.get((library, setting, ranks), {}).get(elements, [])
                 row[f"{setting}_s"] = tuned.time_median_s if tuned else math.nan
                 row[f"{setting}_speedup"], low, high = speedup
