@@ -33,7 +33,8 @@ def record(algorithm: str, elements: int, seconds: float, library: bool = False)
         counts = registry.get(algorithm).predict(4, elements, 8).as_dict()
     timing = Timing(warmup=1, iterations=5, times_s=[seconds] * 5, time_min_s=seconds * 0.9,
                     time_median_s=seconds, algbw_GBps=1.0, busbw_GBps=1.5, blocks=[5],
-                    launch_blocks=[1], launches=1, low_s=seconds * 0.95, high_s=seconds * 1.05)  # fmt: skip
+                    launch_blocks=[1], launches=1, low_s=seconds * 0.95,
+                    high_s=seconds * 1.05)  # fmt: skip
     return Record(
         algorithm=algorithm, parameters={}, ranks=4, elements=elements, dtype="float64",
         itemsize=8, seed=0, data="int", transport="mpi", library=library, **counts,

@@ -140,8 +140,8 @@ def tuning_markdown(summary: pd.DataFrame) -> str:
         "",
         "Speedup = the default's median time / the tuned run's, median over the timed sizes. "
         "Slower and faster: sizes where the tuned run lost to, or beat, the default beyond the "
-        "speedup's 90% interval (each run's launches, then their blocks, resampled). Obeyed: tuned runs at sizes "
-        "where the probe can tell that ran the algorithm their file names.",
+        "speedup's 90% interval (each run's launches, then their blocks, resampled). Obeyed: "
+        "tuned runs at sizes where the probe can tell that ran the algorithm their file names.",
         "",
         "| library | N | sizes | obeyed | clock: speedup | slower | faster "
         "| model: speedup | slower | faster |",
