@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -138,6 +139,26 @@ def test_crossovers_are_found_the_same_way_in_prediction_and_measurement():
     (row,) = table.itertuples()
     assert row.measured_bytes == pytest.approx(80 + 720 * 1 / 8)  # 3-2 vs 3-10: 1/8 of the way
     assert row.predicted_bytes == pytest.approx(80 + 720 * 1 / 2)
+
+
+@pytest.mark.parametrize(
+    ("spread", "band", "resolved"),
+    [(0.01, (16, 32), True), (0.5, (0, 256), False), (2.0, (0, math.nan), False)],
+)
+def test_a_measured_crossover_is_resolved_only_where_the_intervals_place_it(spread, band, resolved):
+    # recursive doubling 1 s everywhere, the ring from 1.5 s down to 0.5 s: they cross at
+    # 16-32 B; intervals of +-spread blur where
+    sizes = [8, 16, 32, 64, 128, 256]
+    rows = []
+    for algorithm, times in (("recursive_doubling", [1.0] * 6),
+                             ("ring", [1.5, 1.2, 0.9, 0.7, 0.6, 0.5])):  # fmt: skip
+        for size, t in zip(sizes, times, strict=True):
+            rows.append({"transport": "mpi", "ranks": 2, "algorithm": algorithm,
+                         "message_bytes": size, "measured_s": t, "predicted_s": t,
+                         "low_s": t * (1 - spread / 3), "high_s": t * (1 + spread)})  # fmt: skip
+    (row,) = validation.crossover_against_clock(pd.DataFrame(rows)).itertuples()
+    assert (row.measured_low_bytes, row.measured_high_bytes) == pytest.approx(band, nan_ok=True)
+    assert row.resolved == resolved and 16 < row.measured_bytes < 32
 
 
 INTER = Fabric("ib", "given", LinkClass(2e-6, 1e-10))

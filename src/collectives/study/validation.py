@@ -35,6 +35,10 @@ from .question import SEED_PAIR
 # The exchange link carries the ranks' sharing of the machine; each rank's own work (its
 # send's and receive's copies, its reductions) then takes turns on its own core.
 OWN_CORE = Cores(1, share=0.5, of_rank=True)
+# A measured crossover is resolved when the clock places it within this factor of sizes:
+# two of the wall-clock grid's factor-2 steps where ring and recursive doubling cross.
+CROSSOVER_RESOLUTION = 4.0
+CROSSOVER_BAND = ["measured_low_bytes", "measured_high_bytes", "resolved"]
 
 
 def model_against_clock(
@@ -101,7 +105,9 @@ def crossover_against_clock(
     validation: pd.DataFrame, pair: tuple[str, str] = SEED_PAIR
 ) -> pd.DataFrame:
     """Per transport and N: the size from which ring beats recursive doubling (the pair) at
-    every larger size, predicted and measured, found the same way on both (takes_over)."""
+    every larger size, predicted and measured, found the same way on both (takes_over);
+    and the band the clock places it in (measured_band): resolved where that band spans at
+    most CROSSOVER_RESOLUTION."""
     small, large = pair
     rows = []
     for (transport, ranks), group in validation.groupby(["transport", "ranks"]):
@@ -119,8 +125,25 @@ def crossover_against_clock(
                 sides[small][f"{column}_s"].to_numpy(),
                 sides[large][f"{column}_s"].to_numpy(),
             )[1]
+        if {"low_s", "high_s"} <= set(group.columns):
+            low, high = measured_band(sizes, sides[small], sides[large])
+            row |= {"measured_low_bytes": low, "measured_high_bytes": high,
+                    "resolved": high <= CROSSOVER_RESOLUTION * low}  # fmt: skip
         rows.append(row)
-    return pd.DataFrame(rows, columns=["transport", "ranks", "predicted_bytes", "measured_bytes"])
+    return pd.DataFrame(rows, columns=["transport", "ranks", "predicted_bytes", "measured_bytes",
+                                       *CROSSOVER_BAND])  # fmt: skip
+
+
+def measured_band(
+    sizes: np.ndarray, small: pd.DataFrame, large: pd.DataFrame
+) -> tuple[float, float]:
+    """Where the clock puts the crossover, beyond its intervals: from the largest size at
+    which `small` is faster than `large` beyond both points' intervals (0: at none) to the
+    size from which `large` is so faster at every larger size (NaN: from none)."""
+    clearly_large = takes_over(sizes, small.low_s.to_numpy(), large.high_s.to_numpy())[0]
+    clearly_small = small.high_s.to_numpy() < large.low_s.to_numpy()
+    below = clearly_small if math.isnan(clearly_large) else clearly_small & (sizes < clearly_large)
+    return (float(sizes[below].max()) if below.any() else 0.0), clearly_large
 
 
 def node_link(entry: dict[str, Any], itemsize: int, base: Path) -> LinkClass:
