@@ -94,13 +94,20 @@ def named(library: str, ranks: int, elements: int) -> str:
     return algorithm
 
 
+def write_selection(library, rows, trees, directory):
+    """A selection's files in `directory`; the path of the one the library loads."""
+    texts = selection.export(library.kind, rows, trees)
+    for suffix, text in texts.items():
+        (directory / f"selection.{suffix}").write_text(text)
+    return directory / f"selection.{library.facts.selection_suffix}"
+
+
 @pytest.mark.parametrize("ranks", sorted(PROBES))
 def test_exported_selection_loads_and_is_obeyed(library, ranks, tmp_path):
     tree = None
     if library.kind == "mpich":
         tree = libraries.mpich_default_selection(library)
-    path = tmp_path / f"selection.{library.facts.selection_suffix}"
-    path.write_text(selection.export(library.kind, SELECTION, tree))
+    path = write_selection(library, SELECTION, tree, tmp_path)
     setting = libraries.steering(library, ranks, selection=str(path))
     probed = observe(library, ranks, PROBES[ranks], setting)
     for size in probed["sizes"]:
@@ -117,8 +124,7 @@ def test_a_range_left_to_the_library_runs_its_own_choice(library, tmp_path):
     rows = pd.DataFrame([("t", 4, 0, 1023, "ring"), ("t", 4, 1024, None, libraries.DEFAULT)],
                         columns=SELECTION.columns).astype({"max_bytes": "Int64"})  # fmt: skip
     tree = libraries.mpich_default_selection(library) if library.kind == "mpich" else None
-    path = tmp_path / f"selection.{library.facts.selection_suffix}"
-    path.write_text(selection.export(library.kind, rows, tree))
+    path = write_selection(library, rows, tree, tmp_path)
     sizes = [8, 8192, 65536]
     loaded = observe(library, 4, sizes, libraries.steering(library, 4, selection=str(path)))
     own = observe(library, 4, sizes, libraries.steering(library, 4, force=libraries.DEFAULT))

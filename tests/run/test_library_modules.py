@@ -59,7 +59,7 @@ def test_a_new_library_is_one_kind(with_dummy, tmp_path):
         {"fabric": "f", "ranks": [2, 2, 4], "min_bytes": [0, 100, 0],
          "max_bytes": [99, None, None], "algorithm": ["recursive_doubling", "ring", "ring"]}
     ).astype({"max_bytes": "Int64"})  # fmt: skip
-    assert selection.export("dummympi", rows, None) == "2 0 D\n2 100 R\n4 0 R\n"
+    assert selection.export("dummympi", rows, None) == {"txt": "2 0 D\n2 100 R\n4 0 R\n"}
 
     library = Library("dummympi", str(tmp_path), "Dummy MPI 1.0")
     assert libraries.steering(library, 4, force="ring") == {"DUMMY_ALLREDUCE": "R"}
@@ -113,16 +113,18 @@ def test_a_range_left_to_the_library_is_written_its_own_way(tmp_path):
     with pytest.raises(LibraryError, match="cannot leave part of N=2's sizes"):
         impi.export(DEFAULT_RANGES)
     own = {"comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_smp": {}}}}
-    tree = mpich.selection_json(DEFAULT_RANGES, {"collective=allreduce": own})
+    tree = mpich.selection_json(DEFAULT_RANGES, {"mpir": {"collective=allreduce": own}})
     intra = tree["collective=allreduce"]["comm_type=intra"]
     assert intra["comm_size<=2"]["avg_msg_size=any"] == own["comm_type=intra"]
     assert intra["comm_size<=4"]["avg_msg_size=any"] == own["comm_type=intra"]
-    with pytest.raises(LibraryError, match="needs its built-in selection tree"):
+    with pytest.raises(LibraryError, match="needs its built-in mpir selection tree"):
         mpich.selection_json(DEFAULT_RANGES, None)
+    with pytest.raises(LibraryError, match="needs its built-in ch4 selection tree"):
+        mpich.device_json(DEFAULT_RANGES, {"mpir": {"collective=allreduce": own}})
 
 
 def test_forcing_the_default_sets_only_what_a_selection_file_sets_beside_it():
-    assert KINDS["mpich"].forcing(libraries.DEFAULT) == mpich.REACH_MPIR
+    assert KINDS["mpich"].forcing(libraries.DEFAULT) == {}  # every layer's own choice
     assert KINDS["openmpi"].forcing(libraries.DEFAULT) == openmpi.TUNED
     assert KINDS["impi"].forcing(libraries.DEFAULT) == {}
     assert tuning._obeyed("openmpi", libraries.DEFAULT, ["ring"]) is None  # nothing named

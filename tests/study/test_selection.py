@@ -17,7 +17,7 @@ from tests.support.exports import read_intel_mpi_script, read_mpich_json, read_o
 from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID
 
 LIBRARIES = ["mpich", "openmpi", "impi"]
-# An installed MPICH's own tree stands for every collective the export does not tune.
+# An installed MPICH's own trees stand for every collective the export does not tune.
 DEFAULT_TREE = {
     "collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}},
     "collective=allreduce": {
@@ -25,6 +25,15 @@ DEFAULT_TREE = {
         "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}},
     },
 }
+DEVICE_TREE = {
+    "collective=bcast": {"composition=MPIDI_Bcast_intra_composition_alpha": {}},
+    "collective=allreduce": {
+        "comm_type=intra": {
+            "comm_size=node_comm_size": {"composition=MPIDI_Allreduce_intra_composition_gamma": {}}
+        }
+    },
+}
+TREES = {"mpir": DEFAULT_TREE, "ch4": DEVICE_TREE}
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +81,14 @@ def test_the_crossover_at_eight_ranks_is_the_closed_form(table):
         assert abs(first.max_bytes - 2.4 * fabric.alpha_s / fabric.beta_s_per_byte) <= 1
 
 
-def mpich_json(rows: pd.DataFrame, tree: dict) -> dict:
-    """A selection as the MPICH file the pipeline exports, read back."""
-    return json.loads(selection.export("mpich", rows, tree))
+def mpich_json(rows: pd.DataFrame, layer: str = "json") -> dict:
+    """A selection as one of the MPICH files the pipeline exports (the MPIR layer's, or
+    the device's: ch4.json), read back."""
+    return json.loads(selection.export("mpich", rows, TREES)[layer])
 
 
 def test_the_mpich_json_has_mpich_s_shape(table):
-    data = mpich_json(table[table.fabric == "slow-latency"], DEFAULT_TREE)
+    data = mpich_json(table[table.fabric == "slow-latency"])
     assert data["collective=bcast"] == DEFAULT_TREE["collective=bcast"]  # kept: complete
     allreduce = data["collective=allreduce"]
     assert allreduce["comm_type=inter"] == DEFAULT_TREE["collective=allreduce"]["comm_type=inter"]
@@ -98,13 +108,36 @@ def test_the_mpich_json_has_mpich_s_shape(table):
     assert DEFAULT_TREE["collective=allreduce"]["comm_type=intra"]  # the input is unchanged
 
 
+def test_the_device_file_hands_our_ranges_to_mpir_and_keeps_its_own_for_default_ones():
+    rows = pd.DataFrame(
+        {"fabric": "f", "ranks": [2, 2], "min_bytes": [0, 1024], "max_bytes": [1023, None],
+         "algorithm": ["ring", "default"]}
+    ).astype({"max_bytes": "Int64"})  # fmt: skip
+    device = mpich_json(rows, "ch4.json")
+    assert device["collective=bcast"] == DEVICE_TREE["collective=bcast"]  # kept: complete
+    intra = device["collective=allreduce"]["comm_type=intra"]
+    assert (
+        intra["comm_size<=2"]
+        == intra["comm_size=any"]
+        == {
+            "avg_msg_size<=1023": mpich.TO_MPIR,
+            "avg_msg_size=any": DEVICE_TREE["collective=allreduce"]["comm_type=intra"],
+        }
+    )
+    mpir = mpich_json(rows)["collective=allreduce"]["comm_type=intra"]["comm_size<=2"]
+    assert mpir["avg_msg_size=any"] == DEFAULT_TREE["collective=allreduce"]["comm_type=intra"]
+    loaded = mpich.KIND.loading("results/selection/f/mpich.json", 2)
+    assert loaded["MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE"].endswith("f/mpich.ch4.json")
+    assert mpich.DEVICE_COLLECTIVE not in loaded  # the device layer takes its own ranges
+
+
 def test_parameters_become_keys_that_mpich_reads_with_atoi():
     """csel_container.c parses 'tree_type=1' with atoi: MPIR_TREE_TYPE_KNOMIAL_1 is 1."""
     rows = pd.DataFrame(
         {"fabric": "f", "ranks": [4, 4], "min_bytes": [0, 65], "max_bytes": [64, None],
          "algorithm": ["binomial_tree", "hierarchical-G2"]}
     ).astype({"max_bytes": "Int64"})  # fmt: skip
-    tree = mpich_json(rows, DEFAULT_TREE)
+    tree = mpich_json(rows)
     messages = tree["collective=allreduce"]["comm_type=intra"]["comm_size<=4"]
     assert messages == {
         "avg_msg_size<=64": {
@@ -125,7 +158,7 @@ def test_parameters_become_keys_that_mpich_reads_with_atoi():
 def test_the_json_round_trips_to_the_selection_table(table, tmp_path):
     for fabric in GIVEN_FABRICS.fabric:
         path = tmp_path / f"{fabric}.json"
-        write_json(path, mpich_json(table[table.fabric == fabric], DEFAULT_TREE))
+        write_json(path, mpich_json(table[table.fabric == fabric]))
         back = read_mpich_json(json.loads(path.read_text()))
         expected = table[table.fabric == fabric].drop(columns=["fabric"])
         expected["algorithm"] = expected.algorithm.map(
@@ -141,7 +174,7 @@ def test_the_open_mpi_rules_round_trip(table):
     """Per communicator size, from each range's first byte, the algorithm's number."""
     for fabric in GIVEN_FABRICS.fabric:
         rows = table[table.fabric == fabric]
-        back = read_open_mpi_rules(selection.export("openmpi", rows, None))
+        back = read_open_mpi_rules(selection.export("openmpi", rows, None)["rules"])
         expected = [
             (r.ranks, r.min_bytes, int(openmpi.ALGORITHMS[r.algorithm])) for r in rows.itertuples()
         ]
@@ -151,7 +184,7 @@ def test_the_open_mpi_rules_round_trip(table):
 def test_the_intel_mpi_script_sets_each_n_s_rules(table, tmp_path):
     rows = table[table.fabric == "slow-latency"]
     path = tmp_path / "impi.sh"
-    path.write_text(selection.export("impi", rows, None))
+    path.write_text(selection.export("impi", rows, None)["sh"])
     for ranks, group in rows.groupby("ranks"):
         value = read_intel_mpi_script(str(path), ranks)
         expected = ";".join(

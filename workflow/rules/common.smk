@@ -288,16 +288,20 @@ def figures(names):
 
 
 def selection_keys():
-    """Every (fabric, library) whose selection is exported, in model_selections() order:
-    sorted, so that reordering the config's fabrics changes no job's params."""
+    """Every (fabric, library) whose selection is exported: sorted, so that reordering the
+    config's fabrics changes no job's params."""
     return sorted(
         (fabric, library) for fabric in PLAN.fabrics for library in PLAN.libraries
     )
 
 
 def model_selections():
-    """Each fabric's selection exported for each MPI library."""
-    return [paths.selection(fabric, library) for fabric, library in selection_keys()]
+    """Each fabric's selection exported for each MPI library: every file of each."""
+    return [
+        path
+        for fabric, library in selection_keys()
+        for path in paths.selection_files(fabric, library)
+    ]
 
 
 def study_outputs():
@@ -457,11 +461,11 @@ def tuning_selection(wildcards):
 
 
 def selection_file(library, setting):
-    """A library's model or clock selection file (the model's rewritten, unchanged,
-    whenever a fabric is added: ancient)."""
+    """A library's model or clock selection: its files, the one it loads first (the
+    model's rewritten, unchanged, whenever a fabric is added: ancient)."""
     if setting == "model":
-        return ancient(paths.selection(model_fabric(library), library))
-    return paths.selection(paths.CLOCK, library)
+        return [ancient(p) for p in paths.selection_files(model_fabric(library), library)]
+    return paths.selection_files(paths.CLOCK, library)
 
 
 def compared_run(setting):
@@ -500,7 +504,7 @@ def setting_options(setting, selection):
     if setting.startswith("force-"):
         return f"--force {setting.removeprefix('force-')}"
     if setting in ("model", "clock"):
-        return f"--selection {selection}"
+        return f"--selection {selection[0]}"  # the file it loads, its companions beside it
     return ""
 
 

@@ -80,6 +80,6 @@ rule selection:
     params:
         dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),
-        exports=selection_keys(),  # (fabric, library) of each file of output.exports
+        exports=selection_keys(),  # (fabric, library) of each selection in output.exports
     script:
         "../scripts/selection.py"

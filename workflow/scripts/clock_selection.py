@@ -13,7 +13,7 @@ import numpy as np
 
 from collectives.run import libraries
 from collectives.run.files import write_csv, write_text
-from collectives.study import selection, tuning
+from collectives.study import paths, selection, tuning
 
 keys = [tuple(key) for key in json.loads(snakemake.params.runs)]
 forced = {}
@@ -37,6 +37,7 @@ for (library, setting, ranks), run, probe in zip(
 table = tuning.clock_selection(forced, np.dtype(snakemake.params.dtype).itemsize)
 write_csv(snakemake.output.table, table)
 tree = libraries.mpich_tree_of(snakemake.input.libraries)
-for name, path in zip(snakemake.params.libraries, snakemake.output.exports, strict=True):
+for name in snakemake.params.libraries:  # every file of output.exports
     rows = table[table.library == name].drop(columns="library")
-    write_text(path, selection.export(name, rows, tree))
+    for suffix, text in selection.export(name, rows, tree).items():
+        write_text(paths.selection(paths.CLOCK, name, suffix), text)

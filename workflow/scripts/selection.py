@@ -9,7 +9,7 @@ import pandas as pd
 
 from collectives.run import libraries
 from collectives.run.files import write_csv, write_text
-from collectives.study import markdown, selection
+from collectives.study import markdown, paths, selection
 
 dtype, names = snakemake.params.dtype, snakemake.params.libraries
 costs = pd.read_csv(snakemake.input.costs)
@@ -17,7 +17,8 @@ fabrics = pd.read_csv(snakemake.input.fabrics)
 table = selection.selection_table(fabrics, costs, dtype, names)
 write_csv(snakemake.output.table, table)
 tree = libraries.mpich_tree_of(snakemake.input.libraries)
-for (fabric, name), path in zip(snakemake.params.exports, snakemake.output.exports, strict=True):
-    write_text(path, selection.export(name, table[table.fabric == fabric], tree))
+for fabric, name in snakemake.params.exports:  # every file of output.exports
+    for suffix, text in selection.export(name, table[table.fabric == fabric], tree).items():
+        write_text(paths.selection(fabric, name, suffix), text)
 agreement = selection.library_agreement(costs, fabrics, table, dtype)
 write_text(snakemake.output.libraries, markdown.libraries_markdown(agreement, dtype))

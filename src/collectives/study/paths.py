@@ -40,10 +40,17 @@ def trace(dtype: str, algorithm: str, ranks: int, elements: int) -> str:
     return trace_path_for(record(dtype, algorithm, ranks, elements))
 
 
-def selection(fabric: str, library: str) -> str:
-    """The selection file exported for `library` from one fabric's model (or the clock's)."""
-    suffix = KINDS[library].selection_suffix
+def selection(fabric: str, library: str, suffix: str | None = None) -> str:
+    """The selection file exported for `library` from one fabric's model (or the clock's):
+    the one it loads, or its file of `suffix` (selection_files)."""
+    suffix = suffix or KINDS[library].selection_suffix
     return SELECTION.format(fabric=fabric, library=library, suffix=suffix)
+
+
+def selection_files(fabric: str, library: str) -> list[str]:
+    """Every file of one exported selection, the one the library loads first (MPICH's two
+    layers' files; one file for the others)."""
+    return [selection(fabric, library, s) for s in KINDS[library].selection_suffixes]
 
 
 def library(name: str) -> str:

@@ -66,10 +66,13 @@ def _by_ranks(selection: pd.DataFrame):
         )
 
 
-def export(library: str, selection: pd.DataFrame, mpich_tree: dict[str, Any] | None) -> str:
-    """One fabric's selection in the file `library` loads (its module's exporter); MPICH's
-    keeps the installed MPICH's tree (mpich_tree) for everything else."""
-    return KINDS[library].export(list(_by_ranks(selection)), mpich_tree)
+def export(
+    library: str, selection: pd.DataFrame, mpich_trees: dict[str, Any] | None
+) -> dict[str, str]:
+    """One fabric's selection in the files `library` loads, by suffix (its module's
+    exporters); MPICH's keep the installed MPICH's trees (mpich_trees) for everything
+    else."""
+    return KINDS[library].exports(list(_by_ranks(selection)), mpich_trees)
 
 
 REASONS = {

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import impi, mpich, openmpi
-from .kind import DEFAULT, Kind, LibraryError
+from .kind import DEFAULT, Kind, LibraryError, Trees
 
 __all__ = [
     "DEFAULT", "KINDS", "Kind", "Library", "LibraryError", "common_algorithms", "install",
@@ -175,27 +175,38 @@ def short_version(line: str) -> str:
     return " ".join(line.replace("for Linux* OS", "").split())
 
 
-def mpich_tree_of(descriptors: Sequence[str | Path]) -> dict | None:
-    """The built-in selection tree of the MPICH among `descriptors` (resources/mpi/
+def mpich_tree_of(descriptors: Sequence[str | Path]) -> Trees | None:
+    """The built-in selection trees of the MPICH among `descriptors` (resources/mpi/
     {library}.json files), which every MPICH export keeps; None without an MPICH."""
     mpich = [path for path in descriptors if Path(path).stem == "mpich"]
     return mpich_default_selection(load(mpich[0])) if mpich else None
 
 
-def mpich_default_selection(library: Library) -> dict:
-    """The MPIR-layer selection tree compiled into an installed MPICH, read from its libmpi:
-    an exported file keeps it for every collective it does not tune."""
+# How each layer's built-in tree is told apart in libmpi: a leaf every such tree has
+MPICH_LAYERS = {"mpir": "algorithm=MPIR_", "ch4": "composition=MPIDI_Allreduce_"}
+
+
+def mpich_default_selection(library: Library) -> Trees:
+    """The selection trees compiled into an installed MPICH, read from its libmpi, by layer
+    (MPIR, and the ch4 device's compositions; not its shared-memory layer's): an exported
+    file keeps them for every collective it does not tune."""
     if library.kind != "mpich":
         raise LibraryError(f"{library.facts.title} has no MPICH selection tree")
-    data = library.libmpi.read_bytes()
-    for found in re.finditer(rb'\{"collective=[\x20-\x7e]+?\x00', data):
+    trees: Trees = {}
+    for found in re.finditer(rb'\{"collective=[\x20-\x7e]+?\x00', library.libmpi.read_bytes()):
         text = found.group(0)[:-1].decode()
-        if "algorithm=MPIR_" not in text or "MPIDI_" in text:
-            continue  # the device layers' trees
+        layers = [layer for layer, mark in MPICH_LAYERS.items() if mark in text]
+        if len(layers) != 1 or (layers == ["mpir"] and "MPIDI_" in text):
+            continue  # another layer's tree (the shared-memory one), or none
         try:
             tree = json.loads(text)
         except ValueError:
             continue
         if "collective=allreduce" in tree:
-            return tree
-    raise LibraryError(f"{library.libmpi}: no built-in MPIR selection tree found")
+            trees.setdefault(layers[0], tree)
+    missing = [layer for layer in MPICH_LAYERS if layer not in trees]
+    if missing:
+        raise LibraryError(
+            f"{library.libmpi}: no built-in {' or '.join(missing)} selection tree found"
+        )
+    return trees

@@ -22,6 +22,10 @@ class LibraryError(RuntimeError):
 # can say so.
 Ranges = list[tuple[int, list[tuple[int, int | None, str]]]]
 DEFAULT = "default"
+# The selection trees built into an installed library, by the layer that reads each
+# (MPICH: "mpir", "ch4"); an export keeps them for everything it does not tune.
+Trees = dict[str, dict[str, Any]]
+Exporter = Callable[[Ranges, Trees | None], str]  # a selection -> one file's text
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,8 @@ class Switch:
     variable: str
     own: str  # its value for the library's own choice (DEFAULT)
     per_call: bool  # read at every call (else when a communicator is set up)
+    # further variables written with it: (name, value for a named algorithm, for DEFAULT)
+    with_it: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,11 +48,11 @@ class Kind:
     title: str  # as people write it
     libmpi: str  # under the prefix
     launch_environment: tuple[tuple[str, str], ...]  # always set for its jobs
-    selection_suffix: str  # the file its selection is exported to
+    selection_suffix: str  # the file its selection is exported to, the one `load` names
     algorithms: Mapping[str, str]  # our algorithm -> the library's name or number for it
     force: Callable[[str], dict[str, str]]  # its id -> the variables forcing it at any size
     load: Callable[[str, int], dict[str, str]]  # selection file, ranks -> the variables
-    export: Callable[[Ranges, dict[str, Any] | None], str]  # a selection -> the file's text
+    export: Exporter  # a selection -> the loaded file's text
     style: tuple[str, Any] = ("black", "--")  # its MPI_Allreduce's line: grey shade, dashes
     bundled: bool = False  # the pipeline's own environment has it (the pipeline extra)
     scratch_variable: str | None = None  # names a run's own directory for its segments
@@ -59,6 +65,19 @@ class Kind:
     default_ranges: bool = True
     # how a running program changes its algorithm (None: only at launch, by `force`)
     switch: Switch | None = None
+    # further files of a selection, beside the loaded one (suffix -> exporter): what its
+    # variables also name
+    companions: Mapping[str, Exporter] = field(default_factory=dict)
+
+    @property
+    def selection_suffixes(self) -> tuple[str, ...]:
+        """The suffixes of a selection's files, the loaded one first."""
+        return (self.selection_suffix, *self.companions)
+
+    def exports(self, ranges: Ranges, trees: Trees | None) -> dict[str, str]:
+        """A selection's files' texts, by suffix (selection_suffixes' order)."""
+        texts = {self.selection_suffix: self.export(ranges, trees)}
+        return texts | {suffix: write(ranges, trees) for suffix, write in self.companions.items()}
 
     def algorithm_id(self, algorithm: str) -> str | None:
         """The library's own name (or number) for one of our algorithms (a variant such as

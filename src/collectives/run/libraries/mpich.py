@@ -1,15 +1,19 @@
-"""MPICH: steered through its MPIR control variables, tuned by a collective-selection JSON
-file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) that keeps the installed MPICH's own tree
-for everything it does not tune. The pipeline's own library (the `mpich` wheel)."""
+"""MPICH: steered through its MPIR control variables, tuned by two collective-selection JSON
+files that keep the installed MPICH's own trees for everything they do not tune: the MPIR
+layer's (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE), which names our algorithms, and the
+device layer's (MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE), which sends those ranges to
+the MPIR layer and leaves a DEFAULT range to the device's own choice (its shared-memory and
+node-aware compositions). The pipeline's own library (the `mpich` wheel)."""
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ... import registry
-from .kind import DEFAULT, Kind, LibraryError, Ranges, Switch
+from .kind import DEFAULT, Kind, LibraryError, Ranges, Switch, Trees
 
 FUNCTION = "MPIR_Allreduce_intra_{}"  # MPICH's allreduce algorithm functions
 # Our algorithms as MPICH's (src/mpi/coll/allreduce/), with the parameters a selection
@@ -41,9 +45,15 @@ GUARDS = {
     "node-hierarchy": ("comm_hierarchy=parent", "comm_hierarchy=any", False),
 }
 FALLBACK = FUNCTION.format("recursive_doubling")  # runs for any op and count
-# MPICH's device layer (ch4) would hand a single-node all-reduce to its shared-memory
-# algorithms before the MPIR selection is consulted: keep allreduce at the MPIR layer.
-REACH_MPIR = {"MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE": "0"}
+# MPICH's device layer (ch4) takes an all-reduce for its own algorithms (one node:
+# MPIDI_POSIX_mpi_allreduce_release_gather; several: node-aware compositions) before the
+# MPIR layer is consulted unless this is 0: a forced algorithm sets it.
+DEVICE_COLLECTIVE = "MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE"
+REACH_MPIR = {DEVICE_COLLECTIVE: "0"}
+# The device layer's composition that hands the whole communicator to MPIR_Allreduce_impl
+# (its netmod's allreduce: src/mpid/ch4/src/ch4_coll_impl.h, netmod/*/..._coll.h).
+TO_MPIR = {"composition=MPIDI_Allreduce_intra_composition_beta": {}}
+SUFFIX, DEVICE_SUFFIX = "json", "ch4.json"  # the MPIR file, and the device's beside it
 
 
 def leaf(name: str) -> dict[str, Any]:
@@ -58,22 +68,40 @@ def leaf(name: str) -> dict[str, Any]:
     return tree
 
 
-def selection_json(ranges: Ranges, default_tree: dict[str, Any] | None) -> dict[str, Any]:
-    """A selection as a complete MPICH selection file: the installed MPICH's own tree
-    (default_tree, every collective) with the intra-communicator allreduce replaced by
-    comm_size<=N (each N; comm_size=any for larger) / avg_msg_size<=B ... =any. A DEFAULT
-    range holds the installed MPICH's own intra-communicator allreduce subtree."""
+def selection_json(ranges: Ranges, trees: Trees | None) -> dict[str, Any]:
+    """A selection as a complete MPIR-layer selection file: the installed MPICH's own tree
+    (every collective) with the intra-communicator allreduce replaced by comm_size<=N (each
+    N; comm_size=any for larger) / avg_msg_size<=B ... =any, each range our algorithm's
+    leaf. A DEFAULT range holds MPICH's own MPIR subtree (where its device layer hands it
+    down)."""
+    own = _own(trees, "mpir")
+    return _replaced(trees["mpir"], ranges, lambda name: (
+        copy.deepcopy(own) if name == DEFAULT else leaf(ALGORITHMS[registry.parse_variant(name)[0]])
+    ))  # fmt: skip
+
+
+def device_json(ranges: Ranges, trees: Trees | None) -> dict[str, Any]:
+    """The same selection as a complete device-layer (ch4) selection file: each range of
+    ours handed to the MPIR layer (TO_MPIR), a DEFAULT range to the device's own subtree."""
+    own = _own(trees, "ch4")
+    return _replaced(trees["ch4"], ranges,
+                     lambda name: copy.deepcopy(own if name == DEFAULT else TO_MPIR))  # fmt: skip
+
+
+def _replaced(
+    tree: dict[str, Any], ranges: Ranges, subtree: Callable[[str], dict[str, Any]]
+) -> dict[str, Any]:
+    """`tree` with its intra-communicator allreduce replaced by the ranges, each range's
+    subtree given by `subtree(algorithm)`."""
     by_size: dict[str, Any] = {}
     for ranks, sizes in ranges:
         by_size[f"comm_size<={ranks}"] = {
-            ("avg_msg_size=any" if high is None else f"avg_msg_size<={high}"):
-                _own(default_tree) if name == DEFAULT
-                else leaf(ALGORITHMS[registry.parse_variant(name)[0]])
+            ("avg_msg_size=any" if high is None else f"avg_msg_size<={high}"): subtree(name)
             for _, high, name in sizes
-        }  # fmt: skip
+        }
     if by_size:
         by_size["comm_size=any"] = by_size[list(by_size)[-1]]
-    tree = copy.deepcopy(default_tree or {})
+    tree = copy.deepcopy(tree)
     tree["collective=allreduce"] = {
         **tree.get("collective=allreduce", {}),
         "comm_type=intra": by_size,
@@ -81,19 +109,33 @@ def selection_json(ranges: Ranges, default_tree: dict[str, Any] | None) -> dict[
     return tree
 
 
-def _own(default_tree: dict[str, Any] | None) -> dict[str, Any]:
-    """The installed MPICH's own intra-communicator allreduce subtree: a range left to it."""
+def _own(trees: Trees | None, layer: str) -> dict[str, Any]:
+    """The installed MPICH's own intra-communicator allreduce subtree at one layer."""
     try:
-        return copy.deepcopy(default_tree["collective=allreduce"]["comm_type=intra"])
+        return trees[layer]["collective=allreduce"]["comm_type=intra"]
     except (TypeError, KeyError):
         raise LibraryError(
-            "leaving a range to MPICH's own choice needs its built-in selection tree"
+            f"an MPICH selection file needs its built-in {layer} selection tree"
         ) from None
 
 
-def export(ranges: Ranges, default_tree: dict[str, Any] | None) -> str:
-    """The selection file's text."""
-    return json.dumps(selection_json(ranges, default_tree), indent=1) + "\n"
+def export(ranges: Ranges, trees: Trees | None) -> str:
+    """The MPIR-layer file's text."""
+    return json.dumps(selection_json(ranges, trees), indent=1) + "\n"
+
+
+def export_device(ranges: Ranges, trees: Trees | None) -> str:
+    """The device-layer file's text."""
+    return json.dumps(device_json(ranges, trees), indent=1) + "\n"
+
+
+def load(path: str, ranks: int) -> dict[str, str]:
+    """The two files' variables: the MPIR file `path`, the device's beside it."""
+    device = path.removesuffix(SUFFIX) + DEVICE_SUFFIX
+    return {
+        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path,
+        "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE": device,
+    }
 
 
 KIND = Kind(
@@ -101,15 +143,21 @@ KIND = Kind(
     title="MPICH",
     libmpi="lib/libmpi.so.12",
     launch_environment=(),
-    selection_suffix="json",
+    selection_suffix=SUFFIX,
     algorithms=ALGORITHMS,
     force=lambda name: {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": name, **REACH_MPIR},
-    load=lambda path, ranks: {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path, **REACH_MPIR},
-    own_choice=REACH_MPIR,
-    # read at every MPI_Allreduce (MPIR_Allreduce_impl); "auto" is the MPIR layer's own
-    # selection, as REACH_MPIR leaves it
-    switch=Switch("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", own="auto", per_call=True),
+    load=load,
+    own_choice={},  # MPICH's own choice at every layer: nothing set
+    # both read at every MPI_Allreduce (MPIR_Allreduce, MPIR_Allreduce_impl): a named
+    # algorithm at the MPIR layer with the device kept out, or "auto" with the device in
+    switch=Switch(
+        "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM",
+        own="auto",
+        per_call=True,
+        with_it=((DEVICE_COLLECTIVE, "0", "1"),),
+    ),
     export=export,
+    companions={DEVICE_SUFFIX: export_device},
     bundled=True,  # the mpich wheel of the pipeline extra
     style=("black", "--"),
     # Rabenseifner runs for built-in operations only: the probe's sum takes the other branch

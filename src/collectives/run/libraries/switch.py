@@ -1,8 +1,9 @@
 """Changing a library's all-reduce algorithm inside one launch, through MPI_T.
 
 MPI's tool interface (MPI 3.1 §14.3) lets a running program write a library's control
-variables. MPICH reads MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM at every MPI_Allreduce, so a
-write takes effect at the next call; Open MPI's coll/tuned reads
+variables. MPICH reads MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM (and whether its device layer may
+take the call) at every MPI_Allreduce, so a write takes effect at the next call; Open MPI's
+coll/tuned reads
 coll_tuned_allreduce_algorithm when it sets up a communicator, so each algorithm gets a
 communicator duplicated after its write. A Switcher holds one communicator per algorithm
 and selects among them, so one launch times every algorithm in turns. The bindings are
@@ -37,18 +38,18 @@ def running_kind() -> Kind:
     return kind
 
 
-def switch_values(kind: Kind, algorithms: Sequence[str]) -> list[str]:
-    """The control variable's value of each algorithm (DEFAULT: the library's own choice);
-    LibraryError for one the library lacks."""
-    values = []
+def switch_values(kind: Kind, algorithms: Sequence[str]) -> list[dict[str, str]]:
+    """The control variables' values of each algorithm (DEFAULT: the library's own choice),
+    the switch's own variable first; LibraryError for one the library lacks."""
+    switch, values = kind.switch, []
     for algorithm in algorithms:
-        if algorithm == DEFAULT:
-            values.append(kind.switch.own)
-            continue
-        value = kind.algorithm_id(algorithm)
+        own = algorithm == DEFAULT
+        value = switch.own if own else kind.algorithm_id(algorithm)
         if value is None:
             raise LibraryError(f"{kind.title} has no {algorithm} all-reduce")
-        values.append(value)
+        values.append({switch.variable: value} | {
+            name: by_default if own else by_name for name, by_name, by_default in switch.with_it
+        })  # fmt: skip
     return values
 
 
@@ -57,22 +58,22 @@ class Switcher:
 
     def __init__(self, algorithms: Sequence[str], world) -> None:
         kind = running_kind()
-        self._tool = _ToolInterface(kind.switch.variable)
-        self._per_call = kind.switch.per_call
         values = switch_values(kind, algorithms)
+        self._tools = {name: _ToolInterface(name) for name in values[0]}
+        self._per_call = kind.switch.per_call
         self._values = dict(zip(algorithms, values, strict=True))
         self.communicators = {}
         for algorithm in algorithms:
             if self._per_call:
                 self.communicators[algorithm] = world
             else:  # read when the communicator is set up: one set up after each write
-                self._tool.write(self._values[algorithm])
+                self._write(algorithm)
                 self.communicators[algorithm] = world.Dup()
 
     def select(self, algorithm: str):
         """The communicator on which MPI_Allreduce runs `algorithm` from now on."""
         if self._per_call:
-            self._tool.write(self._values[algorithm])
+            self._write(algorithm)
         return self.communicators[algorithm]
 
     def close(self) -> None:
@@ -80,7 +81,12 @@ class Switcher:
         if not self._per_call:
             for communicator in self.communicators.values():
                 communicator.Free()
-        self._tool.close()
+        for tool in self._tools.values():
+            tool.close()
+
+    def _write(self, algorithm: str) -> None:
+        for name, value in self._values[algorithm].items():
+            self._tools[name].write(value)
 
 
 class _ToolInterface:
