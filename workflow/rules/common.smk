@@ -464,7 +464,9 @@ def selection_file(library, setting):
     """A library's model or clock selection: its files, the one it loads first (the
     model's rewritten, unchanged, whenever a fabric is added: ancient)."""
     if setting == "model":
-        return [ancient(p) for p in paths.selection_files(model_fabric(library), library)]
+        return [
+            ancient(p) for p in paths.selection_files(model_fabric(library), library)
+        ]
     return paths.selection_files(paths.CLOCK, library)
 
 
@@ -504,7 +506,9 @@ def setting_options(setting, selection):
     if setting.startswith("force-"):
         return f"--force {setting.removeprefix('force-')}"
     if setting in ("model", "clock"):
-        return f"--selection {selection[0]}"  # the file it loads, its companions beside it
+        return (
+            f"--selection {selection[0]}"  # the file it loads, its companions beside it
+        )
     return ""
 
 

@@ -102,7 +102,11 @@ rule clock_selection:
         libraries=[paths.library(name) for name in PLAN.libraries],
     output:
         table=paths.table("clock_selection.csv"),
-        exports=[p for name in PLAN.libraries for p in paths.selection_files(paths.CLOCK, name)],
+        exports=[
+            p
+            for name in PLAN.libraries
+            for p in paths.selection_files(paths.CLOCK, name)
+        ],
     log:
         paths.log("clock_selection"),
     benchmark:
