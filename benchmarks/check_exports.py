@@ -23,18 +23,20 @@ import pandas as pd
 from collectives.run import libraries
 from collectives.run.libraries import LibraryError
 from collectives.run.probe import observe
-from collectives.study import paths, tuning
+from collectives.study import paths, selection, tuning
 
 SIZES = [4**k for k in range(11)]
 
 
 def check(results: Path, ranks: list[int]) -> pd.DataFrame:
     """One row per (library, fabric, N): loaded, exact, obeyed / observable sizes."""
-    selection = pd.read_csv(results / "tables/selection.csv").astype({"max_bytes": "Int64"})
+    model = pd.read_csv(results / "tables/selection.csv").astype({"max_bytes": "Int64"})
     rows = []
     for descriptor in sorted(Path("resources/mpi").glob("*.json")):
         library = libraries.load(descriptor)
-        for fabric, table in selection.groupby("fabric"):
+        rule = selection.own_rules([descriptor])[descriptor.stem]
+        for fabric, table in model.groupby("fabric"):
+            table = selection.leave_to_library(table, rule, 8)  # as exported
             path = Path(paths.selection(fabric, library.kind))
             for n in ranks:
                 row = {"library": library.kind, "fabric": fabric, "ranks": n, "loaded": False,
@@ -51,8 +53,12 @@ def check(results: Path, ranks: list[int]) -> pd.DataFrame:
                 for size in probed["sizes"]:
                     named = tuning.named(table, n, size["elements"] * 8)
                     seen = size["algorithms"]
-                    if not seen or (library.kind, named) == ("mpich", "rabenseifner"):
-                        continue
+                    if (
+                        not seen
+                        or named == libraries.DEFAULT
+                        or (library.kind, named) == ("mpich", "rabenseifner")
+                    ):
+                        continue  # no signature, the library's own choice, or MPICH's branch
                     row["observable"] += 1
                     row["obeyed"] += named in seen
                 rows.append(row)

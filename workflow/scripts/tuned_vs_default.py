@@ -12,7 +12,7 @@ import pandas as pd
 
 from collectives.run import libraries
 from collectives.run.files import write_csv, write_text
-from collectives.study import markdown, tuning
+from collectives.study import markdown, selection, tuning
 
 keys = [tuple(k) for k in json.loads(snakemake.params.runs)]
 runs, observed = {}, {}
@@ -28,17 +28,20 @@ for (library, setting, ranks), path in zip(
         raise SystemExit(f"{path}: {exc}") from None
     observed[(library, setting, int(ranks))] = seen[setting]
 model = pd.read_csv(snakemake.input.model).astype({"max_bytes": "Int64"})
-selections = {  # each library's model selection: that of the fabric it was calibrated on
-    "model": pd.concat(
+itemsize = np.dtype(snakemake.params.dtype).itemsize
+rules = selection.own_rules(snakemake.input.libraries)
+selections = {  # each library's model selection: that of the fabric it was calibrated on,
+    "model": pd.concat(  # as exported (sizes its own rule runs alike left to it)
         [
-            model[model.fabric == fabric].assign(library=library)
+            selection.leave_to_library(
+                model[model.fabric == fabric], rules[library], itemsize
+            ).assign(library=library)
             for library, fabric in json.loads(snakemake.params.fabrics).items()
         ]
     ),
     "clock": pd.read_csv(snakemake.input.clock).astype({"max_bytes": "Int64"}),
 }
 versions = {Path(p).stem: libraries.load(p).version for p in snakemake.input.libraries}
-itemsize = np.dtype(snakemake.params.dtype).itemsize
 table = tuning.tuned_vs_default(runs, observed, selections, versions, itemsize)
 write_csv(snakemake.output.table, table)
 write_text(snakemake.output.summary, markdown.tuning_markdown(tuning.summary(table)))

@@ -10,6 +10,7 @@ its "nonoverlapping" reduce-then-broadcast the binomial tree, its "basic_linear"
 from __future__ import annotations
 
 import math
+import re
 
 MPICH_SHORT_MSG_SIZE = 2048  # MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, MPICH's classic switch
 
@@ -100,3 +101,27 @@ def library_choice(library: str, ranks: int, nbytes: int, itemsize: int) -> str:
         raise KeyError(f"no decision rule for library {library!r}; known: {', '.join(RULES)}")
     choice = RULES[library](ranks, nbytes, itemsize)
     return OPEN_MPI_AS_OURS.get(choice, choice)
+
+
+def rule_of(kind: str, version: str) -> str | None:
+    """The rule (a RULES key) by which an installed library of `kind` ('openmpi', ...)
+    and `version` (MPI_Get_library_version's, as 'Open MPI v5.0.11') picks its all-reduce
+    on one node; None where it is not known. Open MPI's coll/tuned fixed decision is known
+    (4.0's; 4.1's, unchanged up to 5.0.x); MPICH's is not: on one node its device layer
+    runs its own shared-memory algorithm, none of ours; Intel MPI's is not published."""
+    found = re.search(r"(\d+)\.(\d+)", version)
+    if kind != "openmpi" or found is None:
+        return None
+    return "openmpi-4.0" if tuple(map(int, found.groups())) < (4, 1) else "openmpi-4.1"
+
+
+def steps(ranks: int, itemsize: int) -> list[int]:
+    """Message sizes (bytes) at which some rule of RULES may change its choice at N ranks,
+    each rule holding one algorithm from each to the next: every threshold the rules
+    compare a size or an element count with."""
+    power_of_two = 1 << (ranks.bit_length() - 1)
+    found = {MPICH_SHORT_MSG_SIZE + 1, OPEN_MPI_4_0_INTERMEDIATE, ranks * (1 << 20) + 1,
+             ranks * itemsize, (ranks + 1) * itemsize, power_of_two * itemsize}  # fmt: skip
+    for _, limits in OPEN_MPI:
+        found.update(int(limit) for limit, _ in limits if math.isfinite(limit))
+    return sorted(found)

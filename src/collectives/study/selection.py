@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,10 +24,14 @@ from ..model.library_rules import (
     MPICH_SHORT_MSG_SIZE,
     OPEN_MPI,
     OPEN_MPI_AS_OURS,
+    library_choice,
     mpich_classic,
     open_mpi_fixed,
+    rule_of,
+    steps,
 )
-from ..run.libraries import KINDS, common_algorithms
+from ..run import libraries
+from ..run.libraries import DEFAULT, KINDS, common_algorithms
 from .units import format_bytes
 
 
@@ -64,6 +69,53 @@ def _by_ranks(selection: pd.DataFrame):
                 for r in rows.itertuples()
             ],
         )
+
+
+def leave_to_library(selection: pd.DataFrame, rule: str | None, itemsize: int) -> pd.DataFrame:
+    """The model's selection for one library: where the library's own rule (library_rules;
+    None: unknown) already runs the model's algorithm, or one the model cannot tell from
+    it (the same counts there), the size is left to the library (DEFAULT). The model then
+    overrides a library only where it prices another algorithm cheaper than the library's
+    own."""
+    if rule is None:
+        return selection
+    rows = []
+    for row in selection.itertuples(index=False):
+        last = math.inf if pd.isna(row.max_bytes) else int(row.max_bytes)
+        edges = [s for s in steps(row.ranks, itemsize) if row.min_bytes < s <= last]
+        for low, high in zip([row.min_bytes, *edges], [*(e - 1 for e in edges), last],
+                             strict=True):  # fmt: skip
+            alike = _alike(rule, row.ranks, low, row.algorithm, itemsize)
+            name = DEFAULT if alike else row.algorithm
+            if rows and rows[-1]["ranks"] == row.ranks and rows[-1]["algorithm"] == name:
+                rows[-1]["max_bytes"] = high  # the same choice goes on
+                continue
+            rows.append({**row._asdict(), "min_bytes": low, "max_bytes": high, "algorithm": name})
+    table = pd.DataFrame(rows, columns=selection.columns)
+    table["max_bytes"] = table.max_bytes.map(lambda b: pd.NA if b == math.inf else int(b))
+    return table.astype({"max_bytes": "Int64"})
+
+
+def own_rules(descriptors: Sequence[str]) -> dict[str, str | None]:
+    """Each installed library's own rule (library_rules.rule_of), by its name (the stem of
+    its descriptor, resources/mpi/{name}.json)."""
+    rules = {}
+    for path in descriptors:
+        library = libraries.load(path)
+        rules[Path(path).stem] = rule_of(library.kind, library.version)
+    return rules
+
+
+def _alike(rule: str, ranks: int, nbytes: int, algorithm: str, itemsize: int) -> bool:
+    """Whether the library's rule runs `algorithm` at this size, or one with its counts."""
+    elements = max(1, nbytes // itemsize)
+    ran = library_choice(rule, ranks, elements * itemsize, itemsize)
+    if ran == algorithm:
+        return True
+    if ran not in registry.ALGORITHMS:
+        return False
+    counts = (registry.get(a).predict(ranks, elements, itemsize) for a in (ran, algorithm))
+    return next(counts) == next(counts)
 
 
 def export(
