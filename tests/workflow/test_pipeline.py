@@ -21,7 +21,7 @@ import yaml
 from collectives.model import ladder
 from collectives.run import libraries
 from collectives.run.probe import observe
-from collectives.study import paths, tuning
+from collectives.study import paths, selection, tuning
 from tests.support.exports import read_mpich_json, read_open_mpi_rules
 from tests.support.workflow import CONSOLE, PNG, REPO, SNAKEMAKE, copy_workflow, snakemake
 
@@ -186,6 +186,9 @@ def test_the_small_workload_lands_on_its_fabrics(workdir):
 def test_every_fabric_s_selection_is_exported_for_every_library(workdir):
     table = pd.read_csv(workdir / "results/tables/selection.csv").astype({"max_bytes": "Int64"})
     assert set(table.algorithm) <= {"ring", "recursive_doubling", "rabenseifner"}  # in all three
+    # Open MPI's files leave to it the sizes its own fixed decision runs alike
+    rule = selection.own_rules([workdir / paths.library("openmpi")])["openmpi"]
+    assert rule == "openmpi-4.1"
     for fabric, rows in table.groupby("fabric"):
         written = json.loads((workdir / "results/selection" / fabric / "mpich.json").read_text())
         assert len(written) > 40  # MPICH's own tree for every other collective
@@ -193,9 +196,16 @@ def test_every_fabric_s_selection_is_exported_for_every_library(workdir):
         expected = rows.drop(columns=["fabric", "algorithm"]).reset_index(drop=True)
         pd.testing.assert_frame_equal(back.drop(columns="mpich_algorithm"), expected,
                                       check_dtype=False)  # fmt: skip
+        device = json.loads((workdir / "results/selection" / fabric / "mpich.ch4.json").read_text())
+        assert "composition=MPIDI_Allreduce_intra_composition_beta" in json.dumps(device)
         rules = read_open_mpi_rules((workdir / "results/selection" / fabric / "openmpi.rules")
                                     .read_text())  # fmt: skip
-        assert list(rules.ranks) == list(rows.ranks)
+        exported = selection.leave_to_library(rows, rule, 8)
+        assert list(rules.ranks) == list(exported.ranks)
+        assert list(rules.open_mpi) == [  # algorithm 0: Open MPI's own fixed decision
+            0 if name == libraries.DEFAULT else int(libraries.openmpi.ALGORITHMS[name])
+            for name in exported.algorithm
+        ]
         assert not (workdir / "results/selection" / fabric / "impi.sh").exists()  # not asked
     comparison = (workdir / "results/tables/selection_vs_libraries.md").read_text()
     for fabric in table.fabric.unique():
