@@ -12,8 +12,8 @@ from collectives import registry
 from collectives.model import cost, library_rules
 from collectives.run import libraries
 from collectives.run.files import write_json
-from collectives.run.libraries import common_algorithms, impi, mpich, openmpi
-from collectives.study import markdown, selection, tuning
+from collectives.run.libraries import LibraryError, common_algorithms, impi, mpich, openmpi
+from collectives.study import markdown, paths, selection, tuning
 from tests.support.exports import read_intel_mpi_script, read_mpich_json, read_open_mpi_rules
 from tests.support.grid import GIVEN_FABRICS, GRID_ALGORITHMS, THEORY_GRID
 
@@ -127,9 +127,23 @@ def test_the_device_file_hands_our_ranges_to_mpir_and_keeps_its_own_for_default_
     )
     mpir = mpich_json(rows)["collective=allreduce"]["comm_type=intra"]["comm_size<=2"]
     assert mpir["avg_msg_size=any"] == DEFAULT_TREE["collective=allreduce"]["comm_type=intra"]
-    loaded = mpich.KIND.loading("results/selection/f/mpich.json", 2)
-    assert loaded["MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE"].endswith("f/mpich.ch4.json")
+
+
+def test_an_mpich_selection_loads_both_files_and_names_a_missing_one(tmp_path):
+    path = tmp_path / "mpich.json"
+    path.write_text("{}")
+    with pytest.raises(LibraryError, match=r"mpich\.json needs mpich\.ch4\.json beside"):
+        mpich.KIND.loading(path, 2)
+    (tmp_path / "mpich.ch4.json").write_text("{}")
+    loaded = mpich.KIND.loading(path, 2)
+    assert loaded["MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE"] == str(
+        tmp_path / "mpich.ch4.json"
+    )
     assert mpich.DEVICE_COLLECTIVE not in loaded  # the device layer takes its own ranges
+    assert paths.selection_files("f", "mpich") == [
+        "results/selection/f/mpich.json",
+        "results/selection/f/mpich.ch4.json",
+    ]
 
 
 def test_parameters_become_keys_that_mpich_reads_with_atoi():

@@ -50,7 +50,7 @@ def selection(fabric: str, library: str, suffix: str | None = None) -> str:
 def selection_files(fabric: str, library: str) -> list[str]:
     """Every file of one exported selection, the one the library loads first (MPICH's two
     layers' files; one file for the others)."""
-    return [selection(fabric, library, s) for s in KINDS[library].selection_suffixes]
+    return [str(path) for path in KINDS[library].selection_files(selection(fabric, library))]
 
 
 def library(name: str) -> str:

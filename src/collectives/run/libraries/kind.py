@@ -94,7 +94,19 @@ class Kind:
             raise LibraryError(f"{self.title} has no {algorithm} all-reduce")
         return self.force(name)
 
+    def selection_files(self, selection: Path | str) -> list[Path]:
+        """An exported selection's files: the one loaded, then its companions beside it
+        (the same name with each companion's suffix)."""
+        path = Path(selection)
+        stem = path.name.removesuffix(f".{self.selection_suffix}")
+        return [path, *(path.with_name(f"{stem}.{suffix}") for suffix in self.companions)]
+
     def loading(self, selection: Path, ranks: int) -> dict[str, str]:
         """The variables that make MPI_Allreduce on `ranks` ranks follow an exported
-        selection file."""
+        selection file; LibraryError names a companion file that is not beside it."""
+        for companion in self.selection_files(selection)[1:]:
+            if not companion.is_file():
+                raise LibraryError(
+                    f"{self.title}'s selection {selection} needs {companion.name} beside it"
+                )
         return self.load(str(Path(selection).resolve()), ranks)

@@ -131,10 +131,10 @@ def export_device(ranges: Ranges, trees: Trees | None) -> str:
 
 def load(path: str, ranks: int) -> dict[str, str]:
     """The two files' variables: the MPIR file `path`, the device's beside it."""
-    device = path.removesuffix(SUFFIX) + DEVICE_SUFFIX
+    _, device = KIND.selection_files(path)
     return {
         "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": path,
-        "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE": device,
+        "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE": str(device),
     }
 
 
