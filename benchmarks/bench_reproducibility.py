@@ -81,11 +81,13 @@ def main() -> None:
 
     keys = ["transport", "ranks"]
     (first, second) = (run[1].set_index(keys) for run in runs)
+    # a place one run lacks has no crossover there: unresolved
+    second = second.reindex(first.index).fillna({"resolved": False})
     print("\ncrossover predicted/measured per transport and N, run A and run B "
           "(in brackets: the band the clock places it in, bytes):")  # fmt: skip
     worse = unresolved = 0
     for key, a in first.iterrows():
-        b = second.loc[key]
+        b = second.loc[key]  # one row: reindexed above
         ratio_a, ratio_b = (row.predicted_bytes / row.measured_bytes for row in (a, b))
         factor = max(ratio_a, ratio_b) / min(ratio_a, ratio_b)
         if not (a.resolved and b.resolved):

@@ -1,4 +1,4 @@
-"""A timed point's median with its block-bootstrap interval, and a speedup's."""
+"""A timed point's median with its bootstrap interval (launches, then blocks), and a speedup's."""
 
 from __future__ import annotations
 

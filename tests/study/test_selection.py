@@ -235,7 +235,7 @@ def test_the_comparison_fills_a_row_per_fabric_and_n(costs, table):
 @pytest.mark.parametrize("rule", ["openmpi-4.1", "openmpi-4.0", "mpich-classic"])
 @pytest.mark.parametrize("ranks", [2, 3, 4, 8])
 def test_a_size_the_library_s_own_rule_runs_alike_is_left_to_it(rule, ranks):
-    """At every size (each power of two, and one byte either side), the exported selection
+    """At every message size (2^k doubles, and one double either side), the exported selection
     names the model's algorithm unless the library's rule runs it (or, at N = 2, ring and
     Rabenseifner, which move the same bytes in the same rounds), and then DEFAULT."""
     model = pd.DataFrame(
@@ -245,17 +245,20 @@ def test_a_size_the_library_s_own_rule_runs_alike_is_left_to_it(rule, ranks):
     ).astype({"max_bytes": "Int64"})  # fmt: skip
     left = selection.leave_to_library(model, rule, 8)
     assert left.max_bytes.iloc[:-1].add(1).tolist() == left.min_bytes.iloc[1:].tolist()
-    sizes = sorted({max(0, (1 << k) + d) for k in range(30) for d in (-1, 0, 1)})
+    sizes = sorted({8 * max(1, (1 << k) + d) for k in range(27) for d in (-1, 0, 1)})
     for size in sizes:
         ours = tuning.named(model, ranks, size)
-        ran = library_rules.library_choice(rule, ranks, max(8, size // 8 * 8), 8)
+        ran = library_rules.library_choice(rule, ranks, size, 8)
         alike = ran == ours or (ranks == 2 and {ran, ours} == {"ring", "rabenseifner"})
         assert tuning.named(left, ranks, size) == (libraries.DEFAULT if alike else ours), size
     assert selection.leave_to_library(model, None, 8) is model  # no rule known: unchanged
+    two = pd.concat([model, model.assign(fabric="g")])  # fabrics are never merged
+    assert (selection.leave_to_library(two, rule, 8).fabric == "g").sum() == len(left)
 
 
 def test_which_libraries_own_rule_is_known():
     assert library_rules.rule_of("openmpi", "Open MPI v5.0.11") == "openmpi-4.1"
     assert library_rules.rule_of("openmpi", "Open MPI v4.0.5") == "openmpi-4.0"
+    assert library_rules.rule_of("openmpi", "Open MPI v5.1.0") is None  # not checked
     assert library_rules.rule_of("mpich", "MPICH 5.0.2") is None  # its device layer's own
     assert library_rules.rule_of("impi", "Intel(R) MPI Library 2021.18.1") is None

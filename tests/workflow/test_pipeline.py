@@ -20,6 +20,7 @@ import yaml
 
 from collectives.model import ladder
 from collectives.run import libraries
+from collectives.run.libraries import mpich
 from collectives.run.probe import observe
 from collectives.study import paths, selection, tuning
 from tests.support.exports import read_mpich_json, read_open_mpi_rules
@@ -197,7 +198,9 @@ def test_every_fabric_s_selection_is_exported_for_every_library(workdir):
         pd.testing.assert_frame_equal(back.drop(columns="mpich_algorithm"), expected,
                                       check_dtype=False)  # fmt: skip
         device = json.loads((workdir / "results/selection" / fabric / "mpich.ch4.json").read_text())
-        assert "composition=MPIDI_Allreduce_intra_composition_beta" in json.dumps(device)
+        intra = device["collective=allreduce"]["comm_type=intra"]
+        for ranks, sizes in rows.groupby("ranks"):  # every range of ours handed to MPIR
+            assert list(intra[f"comm_size<={ranks}"].values()) == [mpich.TO_MPIR] * len(sizes)
         rules = read_open_mpi_rules((workdir / "results/selection" / fabric / "openmpi.rules")
                                     .read_text())  # fmt: skip
         exported = selection.leave_to_library(rows, rule, 8)

@@ -36,8 +36,8 @@ for (library, setting, ranks), run, probe in zip(
         }
 table = tuning.clock_selection(forced, np.dtype(snakemake.params.dtype).itemsize)
 write_csv(snakemake.output.table, table)
-tree = libraries.mpich_tree_of(snakemake.input.libraries)
+trees = libraries.mpich_trees_of(snakemake.input.libraries)
 for name in snakemake.params.libraries:  # every file of output.exports
     rows = table[table.library == name].drop(columns="library")
-    for suffix, text in selection.export(name, rows, tree).items():
+    for suffix, text in selection.export(name, rows, trees).items():
         write_text(paths.selection(paths.CLOCK, name, suffix), text)

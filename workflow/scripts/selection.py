@@ -18,11 +18,11 @@ costs = pd.read_csv(snakemake.input.costs)
 fabrics = pd.read_csv(snakemake.input.fabrics)
 table = selection.selection_table(fabrics, costs, dtype, names)
 write_csv(snakemake.output.table, table)
-tree = libraries.mpich_tree_of(snakemake.input.libraries)
+trees = libraries.mpich_trees_of(snakemake.input.libraries)
 rules, itemsize = selection.own_rules(snakemake.input.libraries), np.dtype(dtype).itemsize
 for fabric, name in snakemake.params.exports:  # every file of output.exports
     rows = selection.leave_to_library(table[table.fabric == fabric], rules[name], itemsize)
-    for suffix, text in selection.export(name, rows, tree).items():
+    for suffix, text in selection.export(name, rows, trees).items():
         write_text(paths.selection(fabric, name, suffix), text)
 agreement = selection.library_agreement(costs, fabrics, table, dtype)
 write_text(snakemake.output.libraries, markdown.libraries_markdown(agreement, dtype))

@@ -20,7 +20,8 @@ MPICH_SHORT_MSG_SIZE = 2048  # MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, MPICH's class
 OPEN_MPI_4_0_INTERMEDIATE = 10_000
 
 # Open MPI's fixed decision for a commutative allreduce from v4.1 on (the same file, the
-# same function in v4.1.0-v4.1.8 and v5.0.0-v5.0.8: switch points averaged from
+# same function in v4.1.0-v4.1.8, v5.0.0-v5.0.10 and the v5.0.x branch of August 2026,
+# whose 5.0.11 the pipeline installs: switch points averaged from
 # ompi-collectives-tuning runs): per communicator size below the first number, (message
 # bytes below, algorithm) in order. In 5.0, coll/han (priority 35 over tuned's 30) takes a
 # commutative allreduce on communicators that span nodes: node-aware, not one of these.
@@ -107,12 +108,16 @@ def rule_of(kind: str, version: str) -> str | None:
     """The rule (a RULES key) by which an installed library of `kind` ('openmpi', ...)
     and `version` (MPI_Get_library_version's, as 'Open MPI v5.0.11') picks its all-reduce
     on one node; None where it is not known. Open MPI's coll/tuned fixed decision is known
-    (4.0's; 4.1's, unchanged up to 5.0.x); MPICH's is not: on one node its device layer
-    runs its own shared-memory algorithm, none of ours; Intel MPI's is not published."""
+    (4.0's; 4.1's, unchanged through 5.0.x: OPEN_MPI), not a later release's; MPICH's is
+    not: on one node its device layer runs its own shared-memory algorithm, none of ours;
+    Intel MPI's is not published."""
     found = re.search(r"(\d+)\.(\d+)", version)
     if kind != "openmpi" or found is None:
         return None
-    return "openmpi-4.0" if tuple(map(int, found.groups())) < (4, 1) else "openmpi-4.1"
+    release = tuple(map(int, found.groups()))
+    if release < (4, 1):
+        return "openmpi-4.0"
+    return "openmpi-4.1" if release < (5, 1) else None
 
 
 def steps(ranks: int, itemsize: int) -> list[int]:

@@ -2,7 +2,7 @@
 
 A ping-pong, an exchange or a bench is launched `launches` times (each a fresh set of
 ranks, as the timed runs are) and the launches are merged: per point the median of every
-launch's times, with its block-bootstrap interval (run.timing; a ping-pong's or exchange's
+launch's times, with its bootstrap interval (run.timing; a ping-pong's or exchange's
 launch is one block per size, its median).
 
 A calibration (a ping-pong or exchange, written as CSV) must agree with itself: at every

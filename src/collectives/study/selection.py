@@ -12,7 +12,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +31,7 @@ from ..model.library_rules import (
 )
 from ..run import libraries
 from ..run.libraries import DEFAULT, KINDS, common_algorithms
+from ..run.libraries.kind import Trees
 from .units import format_bytes
 
 
@@ -76,7 +76,8 @@ def leave_to_library(selection: pd.DataFrame, rule: str | None, itemsize: int) -
     None: unknown) already runs the model's algorithm, or one the model cannot tell from
     it (the same counts there), the size is left to the library (DEFAULT). The model then
     overrides a library only where it prices another algorithm cheaper than the library's
-    own."""
+    own. Judged at each row's N, as the selection itself is (its rules hold up to the next
+    N)."""
     if rule is None:
         return selection
     rows = []
@@ -87,8 +88,11 @@ def leave_to_library(selection: pd.DataFrame, rule: str | None, itemsize: int) -
                              strict=True):  # fmt: skip
             alike = _alike(rule, row.ranks, low, row.algorithm, itemsize)
             name = DEFAULT if alike else row.algorithm
-            if rows and rows[-1]["ranks"] == row.ranks and rows[-1]["algorithm"] == name:
-                rows[-1]["max_bytes"] = high  # the same choice goes on
+            previous = rows[-1] if rows else {}
+            if (previous.get("algorithm") == name and previous.get("max_bytes") == low - 1
+                    and previous.get("ranks") == row.ranks
+                    and previous.get("fabric") == getattr(row, "fabric", None)):  # fmt: skip
+                previous["max_bytes"] = high  # the same choice goes on
                 continue
             rows.append({**row._asdict(), "min_bytes": low, "max_bytes": high, "algorithm": name})
     table = pd.DataFrame(rows, columns=selection.columns)
@@ -96,7 +100,7 @@ def leave_to_library(selection: pd.DataFrame, rule: str | None, itemsize: int) -
     return table.astype({"max_bytes": "Int64"})
 
 
-def own_rules(descriptors: Sequence[str]) -> dict[str, str | None]:
+def own_rules(descriptors: Sequence[str | Path]) -> dict[str, str | None]:
     """Each installed library's own rule (library_rules.rule_of), by its name (the stem of
     its descriptor, resources/mpi/{name}.json)."""
     rules = {}
@@ -108,7 +112,7 @@ def own_rules(descriptors: Sequence[str]) -> dict[str, str | None]:
 
 def _alike(rule: str, ranks: int, nbytes: int, algorithm: str, itemsize: int) -> bool:
     """Whether the library's rule runs `algorithm` at this size, or one with its counts."""
-    elements = max(1, nbytes // itemsize)
+    elements = max(1, -(-nbytes // itemsize))  # the first whole vector at or above nbytes
     ran = library_choice(rule, ranks, elements * itemsize, itemsize)
     if ran == algorithm:
         return True
@@ -118,9 +122,7 @@ def _alike(rule: str, ranks: int, nbytes: int, algorithm: str, itemsize: int) ->
     return next(counts) == next(counts)
 
 
-def export(
-    library: str, selection: pd.DataFrame, mpich_trees: dict[str, Any] | None
-) -> dict[str, str]:
+def export(library: str, selection: pd.DataFrame, mpich_trees: Trees | None) -> dict[str, str]:
     """One fabric's selection in the files `library` loads, by suffix (its module's
     exporters); MPICH's keep the installed MPICH's trees (mpich_trees) for everything
     else."""

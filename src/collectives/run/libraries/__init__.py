@@ -28,7 +28,7 @@ from .kind import DEFAULT, Kind, LibraryError, Trees
 
 __all__ = [
     "DEFAULT", "KINDS", "Kind", "Library", "LibraryError", "common_algorithms", "install",
-    "load", "locate", "mpich_default_selection", "mpich_tree_of", "short_version", "steering",
+    "load", "locate", "mpich_default_selection", "mpich_trees_of", "short_version", "steering",
 ]  # fmt: skip
 
 SHM = Path("/dev/shm")
@@ -175,7 +175,7 @@ def short_version(line: str) -> str:
     return " ".join(line.replace("for Linux* OS", "").split())
 
 
-def mpich_tree_of(descriptors: Sequence[str | Path]) -> Trees | None:
+def mpich_trees_of(descriptors: Sequence[str | Path]) -> Trees | None:
     """The built-in selection trees of the MPICH among `descriptors` (resources/mpi/
     {library}.json files), which every MPICH export keeps; None without an MPICH."""
     mpich = [path for path in descriptors if Path(path).stem == "mpich"]

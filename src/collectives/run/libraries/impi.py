@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from typing import Any
 
-from .kind import DEFAULT, Kind, LibraryError, Ranges
+from .kind import DEFAULT, Kind, LibraryError, Ranges, Trees
 
 # I_MPI_ADJUST_ALLREDUCE's algorithm ids (Intel MPI Library Developer Reference, "I_MPI_ADJUST
 # Family Environment Variables"): 1 recursive doubling, 2 Rabenseifner's, 8 ring.
@@ -17,7 +16,7 @@ VARIABLE = "I_MPI_ADJUST_ALLREDUCE"
 ANY_SIZE = 2**31 - 1  # the largest message size Intel MPI's ranges take
 
 
-def export(ranges: Ranges, default_tree: dict[str, Any] | None = None) -> str:
+def export(ranges: Ranges, trees: Trees | None = None) -> str:
     """A selection as a shell snippet setting I_MPI_ADJUST_ALLREDUCE ("algorithm:low-high
     bytes;...") for a job of $N ranks. Intel MPI 2021 ignores message sizes in rules that
     also name rank counts, so the rank count picks a rule set here: each N's from N up to

@@ -69,13 +69,8 @@ class Kind:
     # variables also name
     companions: Mapping[str, Exporter] = field(default_factory=dict)
 
-    @property
-    def selection_suffixes(self) -> tuple[str, ...]:
-        """The suffixes of a selection's files, the loaded one first."""
-        return (self.selection_suffix, *self.companions)
-
     def exports(self, ranges: Ranges, trees: Trees | None) -> dict[str, str]:
-        """A selection's files' texts, by suffix (selection_suffixes' order)."""
+        """A selection's files' texts, by suffix, the loaded one's first."""
         texts = {self.selection_suffix: self.export(ranges, trees)}
         return texts | {suffix: write(ranges, trees) for suffix, write in self.companions.items()}
 
@@ -104,9 +99,10 @@ class Kind:
     def loading(self, selection: Path, ranks: int) -> dict[str, str]:
         """The variables that make MPI_Allreduce on `ranks` ranks follow an exported
         selection file; LibraryError names a companion file that is not beside it."""
+        selection = Path(selection).resolve()  # the companions sit beside the file itself
         for companion in self.selection_files(selection)[1:]:
             if not companion.is_file():
                 raise LibraryError(
                     f"{self.title}'s selection {selection} needs {companion.name} beside it"
                 )
-        return self.load(str(Path(selection).resolve()), ranks)
+        return self.load(str(selection), ranks)

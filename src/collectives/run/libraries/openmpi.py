@@ -4,9 +4,7 @@ of its own."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from .kind import DEFAULT, Kind, Ranges, Switch
+from .kind import DEFAULT, Kind, Ranges, Switch, Trees
 
 # coll_tuned's allreduce algorithm numbers (ompi/mca/coll/tuned/coll_tuned_allreduce_decision.c):
 # 1 basic_linear, 3 recursive_doubling, 4 ring, 6 rabenseifner.
@@ -17,7 +15,7 @@ ALLREDUCE_ID = 2  # Open MPI's COLLTYPE number of allreduce
 TUNED = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll": "^han"}
 
 
-def export(ranges: Ranges, default_tree: dict[str, Any] | None = None) -> str:
+def export(ranges: Ranges, trees: Trees | None = None) -> str:
     """A selection as coll_tuned's dynamic-rules file: per communicator size (each rule
     holds from that size up to the next), per message size from which it holds, the
     algorithm number, fan-in/out 0 and segment size 0. Algorithm 0 leaves the size to
