@@ -154,7 +154,7 @@ KIND = Kind(
         "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM",
         own="auto",
         per_call=True,
-        with_it=((DEVICE_COLLECTIVE, "0", "1"),),
+        with_it=((DEVICE_COLLECTIVE, REACH_MPIR[DEVICE_COLLECTIVE], "1"),),
     ),
     export=export,
     companions={DEVICE_SUFFIX: export_device},
