@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from collectives.model import nccl
-from collectives.model.nccl import NCCL_2_8_4 as RELEASE
 
-ONE_NODE = nccl.System(8, 1, 80, 12, 4, 25.0, amd_cpu=True)
-TWO_NODES = nccl.System(16, 2, 80, 12, 4, 25.0, amd_cpu=True)
+RELEASE = nccl.libraries()["nccl"].releases["2.8.4"]
+NEWER = nccl.libraries()["nccl"].releases["2.20.3"]
+
+ONE_NODE = nccl.System(8, 1, 80, 12, 4, 25.0, cpu="amd")
+TWO_NODES = nccl.System(16, 2, 80, 12, 4, 25.0, cpu="amd")
 
 
 def test_the_search_finds_nvlink_channels_in_a_node_and_one_per_nic_across():
@@ -52,19 +54,19 @@ def test_the_tree_correction_and_the_ring_plateau():
 
 
 def test_ll128_is_on_by_default_for_volta_and_ampere_only():
-    hopper = nccl.System(8, 1, 90, 18, 8, 25.0, amd_cpu=False)
+    hopper = nccl.System(8, 1, 90, 18, 8, 25.0, cpu="intel")
     assert nccl.nvlink_width(RELEASE, 90) == 21.0  # rated as the newest it knows, sm_80
     assert nccl.nvlink_width(RELEASE, 86) == 12.0 and nccl.nvlink_width(RELEASE, 60) == 18.0
     assert ("ring", "LL128") not in nccl.tuning(hopper, RELEASE)
     assert ("ring", "LL128") in nccl.tuning(ONE_NODE, RELEASE)
 
 
-P4DE = nccl.System(16, 2, 80, 12, 4, 12.5, amd_cpu=False)  # AWS p4de: 4 x 100 Gb/s EFA
-P5 = nccl.System(16, 2, 90, 18, 32, 12.5, amd_cpu=True)  # AWS p5: 32 x 100 Gb/s EFA
+P4DE = nccl.System(16, 2, 80, 12, 4, 12.5, cpu="intel")  # AWS p4de: 4 x 100 Gb/s EFA
+P5 = nccl.System(16, 2, 90, 18, 32, 12.5, cpu="amd")  # AWS p5: 32 x 100 Gb/s EFA
 
 
 def test_2_20_3_searches_by_generation_and_raises_the_trees_nvlink_speed_on_two_nodes():
-    newer = nccl.NCCL_2_20_3
+    newer = NEWER
     # one 12.5 GB/s NIC carries a channel of 12 (search.cc's speeds across nodes), 4 NICs
     assert nccl.search(P4DE, newer) == nccl.Graph(4, 12.0)
     # the tree runs NVLink at twice that: 24, which 12 x 20 GB/s NVLinks carry on 4 channels
@@ -73,13 +75,13 @@ def test_2_20_3_searches_by_generation_and_raises_the_trees_nvlink_speed_on_two_
     assert nccl.search(P5, newer) == nccl.Graph(16, 12.0)
     assert nccl.tree_search(P5, newer) == nccl.Graph(16, 22.0)
     # a ring doubled to 14 GB/s, off the list: the tree searches at 12 and raises to 24
-    doubled = nccl.System(16, 2, 80, 12, 4, 28.0, amd_cpu=False)
+    doubled = nccl.System(16, 2, 80, 12, 4, 28.0, cpu="intel")
     assert nccl.search(doubled, newer) == nccl.Graph(8, 14.0)
     assert nccl.tree_search(doubled, newer) == nccl.Graph(8, 24.0)
 
 
 def test_2_20_3_tuning_by_hand():
-    newer = nccl.NCCL_2_20_3
+    newer = NEWER
     tuned = nccl.tuning(P4DE, newer)
     # ring Simple: 8.4 + 26 NVLink steps at max(3.4, 3 x Intel's 1.0) + 2 x 2 network steps
     latency, bandwidth = tuned["ring", "Simple"]
@@ -99,13 +101,65 @@ def test_2_20_3_tuning_by_hand():
 
 
 def test_one_gpu_a_node_steps_over_pci_and_its_tree_is_nccl_s_tree_pattern():
-    newer = nccl.NCCL_2_20_3
-    spread = nccl.System(4, 4, 80, 12, 4, 12.5, amd_cpu=False)  # a DP group: one GPU a node
+    newer = NEWER
+    spread = nccl.System(4, 4, 80, 12, 4, 12.5, cpu="intel")  # a DP group: one GPU a node
     assert nccl.step_latency(spread, newer, "tree", "LL128", "nvlink") == 1.9  # PCI's
     assert nccl.step_latency(spread, newer, "ring", "LL", "nvlink") == 1.0  # Intel's overhead
-    together = nccl.System(8, 4, 80, 12, 4, 12.5, amd_cpu=False)
+    together = nccl.System(8, 4, 80, 12, 4, 12.5, cpu="intel")
     alone = nccl.bus_bandwidth(spread, newer, "tree", "Simple")
     assert alone == pytest.approx(0.85 * min(48 * 0.92, 4 * 17.8))
     assert nccl.bus_bandwidth(together, newer, "tree", "Simple") == pytest.approx(48 * 0.92)
     # 2.8.4 has no such factor
     assert nccl.bus_bandwidth(spread, RELEASE, "tree", "Simple") == pytest.approx(48 * 0.92)
+
+
+def test_every_release_is_data_and_a_new_one_is_one_entry(tmp_path):
+    library = nccl.libraries()["nccl"]
+    assert {"2.8.4", "2.20.3", "2.21.5", "2.28.9", "2.30.7"} <= set(library.releases)
+    text = nccl.RELEASES_DIR.joinpath("nccl.toml").read_text()
+    # a release after the newest, as a user adds it: one table, the newest's with one change
+    newest = text[text.index('[releases."2.30.7"]') :]
+    added = newest.replace('"2.30.7"', '"2.31.1"').replace(
+        "base_latency = { tree = [6.8, 14.0, 8.4], ring = [6.6, 14.0, 8.4] }",
+        "base_latency = { tree = [6.8, 14.0, 8.4], ring = [9.6, 14.0, 8.4] }",
+    )
+    (tmp_path / "nccl.toml").write_text(text + "\n" + added)
+    extended = nccl.libraries(tmp_path)["nccl"]
+    assert extended.nearest("2.31.4").version == "2.31.1"  # its patch releases take it
+    system = nccl.System(8, 1, 90, 18, 8, 50.0, cpu="intel")
+    ring_ll = nccl.tuning(system, extended.releases["2.31.1"])["ring", "LL"][0]
+    assert ring_ll == nccl.tuning(system, library.releases["2.30.7"])["ring", "LL"][0] + 3.0
+
+
+def test_a_release_table_with_a_missing_or_unknown_fact_is_refused(tmp_path):
+    text = nccl.RELEASES_DIR.joinpath("nccl.toml").read_text()
+    (tmp_path / "nccl.toml").write_text(text.replace("ring_ll_bus_factor = 0.25\n", "", 1))
+    with pytest.raises(ValueError, match=r"nccl 2.8.4: missing ring_ll_bus_factor"):
+        nccl.load_library(tmp_path / "nccl.toml")
+    (tmp_path / "nccl.toml").write_text(text.replace("ring_ll_bus_factor = 0.25\n",
+                                                     "ring_ll_bus_factr = 0.25\n", 1))  # fmt: skip
+    with pytest.raises(ValueError, match=r"nccl 2.8.4: unknown ring_ll_bus_factr"):
+        nccl.load_library(tmp_path / "nccl.toml")
+
+
+def test_the_nearest_release_is_the_newest_before_else_the_oldest():
+    library = nccl.libraries()["nccl"]
+    assert library.nearest("2.20.3").version == "2.20.3"
+    assert library.nearest("2.29.2").version == "2.28.9"  # 2.29 is not modelled
+    assert library.nearest("2.19.3").version == "2.8.4"
+    assert library.nearest("2.7.8").version == "2.8.4"  # none before: the oldest
+    assert library.first_for(80).version == "2.8.4" and library.first_for(90).version == "2.20.3"
+    assert library.first_for(100).version == "2.25.1"  # Blackwell's rows
+
+
+def test_2_21_5_halves_ring_ll_and_2_23_4_prices_one_gpu_a_node_at_the_tree_s_network_step():
+    library = nccl.libraries()["nccl"]
+    one_node = nccl.System(8, 1, 80, 12, 4, 25.0, cpu="amd")
+    old, new = (nccl.bus_bandwidth(one_node, library.releases[v], "ring", "LL")
+                for v in ("2.20.3", "2.21.5"))  # fmt: skip
+    graph = nccl.search(one_node, library.releases["2.21.5"]).bandwidth
+    assert (old, new) == (min(87.7, graph / 4), min(87.7, graph / 2))
+    spread = nccl.System(4, 4, 80, 12, 4, 12.5, cpu="intel")
+    for version, ring_net in (("2.22.3", 2.7), ("2.23.4", 5.0)):  # ring LL, then tree LL's
+        release = library.releases[version]
+        assert nccl.step_latency(spread, release, "ring", "LL", "net") == ring_net

@@ -13,14 +13,19 @@ from collectives.model import nccl
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.replay import replay
 from collectives.study import gpu
+from collectives.study.systems import resolve
 from collectives.transport.dry import dry_trace
 
 NVLINK = Fabric("fast", "given", LinkClass(1e-6, 1e-11))
 NET = Fabric("slow", "given", LinkClass(5e-6, 1e-10))
-SYSTEM = {"log": "log.txt", "nodes": 2, "gpus_per_node": 4, "gpu": "G", "nvlink_generation": 3,
-          "compute_capability": 8.0, "cpu": "amd", "nvlinks": 12, "nvlink_GBps": 300,
-          "nvswitch": True, "nics_per_node": 2, "nic_Gbps": 200, "nccl": "2.8.4",
-          "intra_fabric": "fast", "inter_fabric": "slow"}  # fmt: skip
+ENTRY = {"log": "log.txt", "nodes": 2, "gpus_per_node": 4,
+         "accelerator": {"vendor": "nvidia", "model": "G", "generation": "sm_80"},
+         "library": {"name": "nccl", "release": "2.8.4"},
+         "scale_up": {"kind": "nvswitch", "links": 12, "GBps": 300},
+         "scale_out": {"kind": "infiniband", "nics": 2, "Gbps": 200, "gpus_per_nic": 2},
+         "cpu": {"arch": "x86_64", "vendor": "amd"},
+         "intra_fabric": "fast", "inter_fabric": "slow"}  # fmt: skip
+SYSTEM = resolve("s", ENTRY, None, {})[0]  # no floor, no network latency: NCCL's tables alone
 LOG = """\
 #       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
            8             2   float     sum    20.00    0.00    0.00  0e+00    20.00    0.00    0.00  0e+00
@@ -33,7 +38,8 @@ def test_a_system_is_nodes_of_gpus_with_rail_nics():
     topology = fabric.topology
     assert (topology.ranks_per_node, topology.nic_per_node, topology.rails) == (4, 2, True)
     assert fabric.intra == NVLINK.link and fabric.link == NET.link
-    pooled = gpu.gpu_fabric("s", SYSTEM | {"nics_per_node": 32}, {"fast": NVLINK, "slow": NET})
+    many = SYSTEM | {"scale_out": SYSTEM["scale_out"] | {"nics": 16, "gpus_per_nic": 0.25}}
+    pooled = gpu.gpu_fabric("s", many, {"fast": NVLINK, "slow": NET})
     assert not pooled.rails  # more NICs than GPUs: one pool a node
 
 
@@ -87,16 +93,22 @@ def test_the_nccl_rungs_are_nccl_s_choice_by_its_model_and_by_our_replay(tmp_pat
                                   tmp_path)  # fmt: skip
     system = gpu.nccl_system(SYSTEM)
     assert (system.ranks, system.compute_capability, system.nic_GBps) == (8, 80, 25.0)
-    chosen = nccl.choice(system, nccl.NCCL_2_8_4, [8, 1048576])
+    chosen = nccl.choice(system, nccl.libraries()["nccl"].releases["2.8.4"], [8, 1048576])
     assert list(table.nccl_choice) == [f"{a}/{p}" for a, p, _ in chosen]
     assert list(table.nccl_model_s) == [seconds for *_, seconds in chosen]
     for row, (algorithm, protocol, _) in zip(table.itertuples(), chosen, strict=True):
         name = {"ring": "nccl_ring", "tree": "double_binary_tree"}[algorithm]
         entry = registry.get(name)
         given = {"channels": 1} if name == "nccl_ring" else {"ranks_per_node": 4}
-        fabric = gpu.nccl_fabric(system, nccl.NCCL_2_8_4, 4, algorithm, protocol)
+        fabric = gpu.nccl_fabric(
+            system, nccl.libraries()["nccl"].releases["2.8.4"], 4, algorithm, protocol
+        )
         trace = dry_trace(entry.bind(**entry.resolve(given, 8)), 8, row.message_bytes // 4, 4)
-        base = nccl.NCCL_2_8_4.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)]
+        base = (
+            nccl.libraries()["nccl"]
+            .releases["2.8.4"]
+            .base_latency[algorithm][nccl.PROTOCOLS.index(protocol)]
+        )
         # a step's latency is NCCL's synchronisation: it overlaps other chunks' bytes, so a
         # message holds its ports for its bytes at the protocol's bandwidth only
         for link in (fabric.link, fabric.intra):
@@ -104,18 +116,49 @@ def test_the_nccl_rungs_are_nccl_s_choice_by_its_model_and_by_our_replay(tmp_pat
         expected = base * 1e-6 + replay(trace, fabric, pipelined=True)
         assert row.nccl_replay_s == pytest.approx(expected)
     summary = gpu.gpu_summary(table)
-    assert list(summary.model) == list(gpu.RUNGS) and summary.available.all()
+    assert list(summary.model) == list(gpu.RUNGS) and (summary.points == 2).all()
 
 
-def test_a_release_the_model_lacks_leaves_the_nccl_rungs_not_available(tmp_path):
+def test_a_release_not_modelled_is_priced_with_the_nearest_and_says_so(tmp_path, capsys):
     (tmp_path / "log.txt").write_text(LOG)
-    newer = SYSTEM | {"nccl": "unknown"}
+    entry = ENTRY | {"library": {"name": "nccl", "release": "2.19.1"}}
+    newer, warnings = resolve("s", entry, None, {})
+    assert warnings[0] == ("gpu_systems.s: NCCL 2.19.1 is not modelled; priced with 2.8.4, the "
+                           "nearest modelled release")  # fmt: skip
     table = gpu.gpu_against_clock({"s": newer}, {"fast": NVLINK, "slow": NET}, ["ring"],
                                   tmp_path)  # fmt: skip
-    assert table.nccl_model_s.isna().all() and table.nccl_replay_s.isna().all()
+    assert set(table.release) == {"2.19.1"} and set(table.release_modelled) == {"2.8.4"}
+    assert set(table.release_note) == {"2.19.1 not modelled: 2.8.4, the nearest"}
+    assert "s: NCCL 2.8.4 (2.19.1 not modelled: 2.8.4, the nearest)" in capsys.readouterr().err
+    same = gpu.gpu_against_clock({"s": SYSTEM}, {"fast": NVLINK, "slow": NET}, ["ring"], tmp_path)
+    assert table.nccl_model_s.tolist() == same.nccl_model_s.tolist()
     summary = gpu.gpu_summary(table).set_index("model")
-    assert summary.loc["link_alpha_beta"].available
-    assert not summary.loc["nccl_model"].available and summary.loc["nccl_model"].points == 0
+    assert (summary.release_modelled == "2.8.4").all() and summary.points.min() == 2
+
+
+def test_the_floor_is_paid_once_and_the_network_latency_per_network_step(tmp_path):
+    (tmp_path / "log.txt").write_text(LOG)
+    costs = {"call_floor": {"sm_90": 6.0}, "network_latency": {"infiniband": 1.5, "efa": 21.5},
+             "reference": "infiniband"}  # fmt: skip
+    efa = ENTRY | {"scale_out": ENTRY["scale_out"] | {"kind": "efa"}}
+    resolved = resolve("s", efa, None, costs)[0]["resolved"]
+    assert resolved["call_floor_us"] == 6.0 and resolved["call_floor_from"] == "sm_90"
+    assert resolved["net_latency_us"] == 20.0  # EFA's one-way latency beyond InfiniBand's
+    plain, paying = gpu.nccl_system(SYSTEM), gpu.nccl_system(resolve("s", efa, None, costs)[0])
+    release = nccl.libraries()["nccl"].releases["2.8.4"]
+    sizes = [8, 2**20, 2**26]
+    bare, priced = nccl.choice(plain, release, sizes), nccl.choice(paying, release, sizes)
+    assert [c[:2] for c in bare] == [c[:2] for c in priced]  # NCCL picks by its own tables
+    (algorithm, protocol, small), (*_, small_priced) = bare[0], priced[0]
+    assert (algorithm, protocol) == ("ring", "LL")  # 2.8.4's ring crosses 2(2 - 1) times
+    assert small_priced - small == pytest.approx(6e-6 + 2 * 20e-6)
+    # the replay rung pays the floor once beside NCCL's base latency, and each message
+    # across nodes the network's latency: a whole number of crossings on the critical path,
+    # at least one each way between the two nodes
+    free = gpu.nccl_replayed(plain, release, 4, "tree", "LL", 2, 4)
+    paid = gpu.nccl_replayed(paying, release, 4, "tree", "LL", 2, 4)
+    crossings = (paid - free - 6e-6) / 20e-6
+    assert crossings == pytest.approx(round(crossings)) and crossings >= 2
 
 
 def test_busbw_is_time_and_link_shares_under_the_algorithm_assumed(tmp_path):
@@ -139,11 +182,9 @@ def test_the_choice_map_is_nccl_s_pick_beside_our_cheapest_at_each_node_count():
     for count, rows in table.groupby("nodes"):
         scaled = SYSTEM | {"nodes": count}
         system = gpu.nccl_system(scaled)
-        chosen = nccl.choice(system, nccl.NCCL_2_8_4, sizes)
+        chosen = nccl.choice(system, nccl.libraries()["nccl"].releases["2.8.4"], sizes)
         assert list(rows.nccl_choice) == [f"{a}/{p}" for a, p, _ in chosen]
         assert list(rows.nccl_model_s) == [seconds for *_, seconds in chosen]
         ours = gpu.cheapest_on_links("s", scaled, fabrics, algorithms, [(m, 4) for m in sizes])
         assert list(zip(rows.cheapest_algorithm, rows.cheapest_s, strict=True)) == ours
     assert set(table.ranks) == {4, 8, 16}
-    unknown = gpu.nccl_choice_map("s", SYSTEM | {"nccl": "9.9"}, fabrics, algorithms, [2], sizes)
-    assert unknown.nccl_model_s.isna().all() and (unknown.nccl_choice == "").all()

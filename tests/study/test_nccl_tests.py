@@ -99,3 +99,22 @@ def test_a_bad_log_is_named_with_its_line(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(FabricError, match=message):
         read_nccl_tests(path)
+
+
+def test_the_library_release_a_log_names_is_read(tmp_path):
+    rows = ("#       size         count    type   redop     time   algbw   busbw  error     time"
+            "   algbw   busbw  error\n           8             2   float     sum    20.00    0.00"
+            "    0.00  0e+00    20.00    0.00    0.00  0e+00\n")  # fmt: skip
+    cases = {
+        "# nccl-tests version 2.13.9 nccl-headers=21903 nccl-library=22005\n": ("nccl", "2.20.5"),
+        "host:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n": ("nccl", "2.18.5"),
+        "# RCCL version 2.22.3+hip6.4\n": ("rccl", "2.22.3"),
+        "": None,
+    }
+    for header, named in cases.items():
+        (tmp_path / "log.txt").write_text(header + rows)
+        assert read_nccl_tests(tmp_path / "log.txt").library == named
+    (tmp_path / "log.txt").write_text("x NCCL INFO NCCL version 2.18.5\n# NCCL version 2.19.3\n"
+                                      + rows)  # fmt: skip
+    with pytest.raises(FabricError, match="more than one library release"):
+        read_nccl_tests(tmp_path / "log.txt")

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from collectives import registry
 from collectives.model import cost, nccl
+from collectives.study.systems import resolve
 from collectives.study.workloads import (
     COLUMNS,
     DDP_BUCKET_BYTES,
@@ -148,8 +149,14 @@ def test_no_workloads_give_an_empty_table_with_its_columns(costs):
     assert table.empty and list(table.columns) == COLUMNS
 
 
-A100_NODES = {"nodes": 16, "gpus_per_node": 8, "compute_capability": 8.0, "cpu": "amd",
-              "nvlinks": 12, "nics_per_node": 4, "nic_Gbps": 200, "nccl": "2.8.4"}  # fmt: skip
+A100_NODES = resolve("a100", {
+    "log": "", "nodes": 64, "gpus_per_node": 8,
+    "accelerator": {"vendor": "nvidia", "model": "A100", "generation": "sm_80"},
+    "library": {"name": "nccl", "release": "2.8.4"},
+    "scale_up": {"kind": "nvswitch", "links": 12, "GBps": 300},
+    "scale_out": {"kind": "infiniband", "nics": 4, "Gbps": 200, "gpus_per_nic": 2},
+    "cpu": {"arch": "x86_64", "vendor": "amd"}, "intra_fabric": "", "inter_fabric": "",
+}, None, {})[0]  # fmt: skip
 
 
 def test_a_workload_on_a_gpu_system_is_priced_by_nccl_s_model_there(costs):
@@ -161,15 +168,19 @@ def test_a_workload_on_a_gpu_system_is_priced_by_nccl_s_model_there(costs):
     assert (dp.ranks, dp.nodes, dp.nics_per_node, dp.nic_GBps) == (64, 64, 1, 12.5)
     for row in table.itertuples():
         group = tp if row.group == "TP" else dp
-        ((algorithm, protocol, seconds),) = nccl.choice(group, nccl.NCCL_2_8_4, [row.message_bytes])
+        release = nccl.libraries()["nccl"].releases["2.8.4"]
+        ((algorithm, protocol, seconds),) = nccl.choice(group, release, [row.message_bytes])
         assert (row.nccl_choice, row.nccl_s) == (f"{algorithm}/{protocol}", seconds)
         assert row.nccl_per_step_s == seconds * row.count_per_step
     assert table.workload_nccl_per_step_s.iloc[0] == pytest.approx(table.nccl_per_step_s.sum())
 
 
-def test_a_release_the_model_lacks_leaves_nccl_s_columns_empty(costs):
+def test_a_system_of_no_named_release_is_priced_with_the_first_of_its_generation(costs):
     on_gpus = Workload.from_config("gpt3", {**GPT3, "gpu_system": "h100"})
-    newer = {"h100": A100_NODES | {"nccl": "unknown"}}
-    table = workloads_table([on_gpus], costs, "float64", GRID_ALGORITHMS, newer)
-    assert table.nccl_s.isna().all() and table.workload_nccl_per_step_s.isna().all()
-    assert (table.nccl_choice == "").all() and (table.gpu_system == "h100").all()
+    hopper = {"vendor": "nvidia", "model": "H100", "generation": "sm_90"}
+    entry = A100_NODES | {"library": {"name": "nccl"}, "accelerator": hopper}
+    newer, warnings = resolve("h100", entry, None, {})
+    assert newer["resolved"]["release_modelled"] == "2.20.3"  # the first with Hopper's rows
+    assert "no NCCL release named (entry or log); priced with 2.20.3" in warnings[0]
+    table = workloads_table([on_gpus], costs, "float64", GRID_ALGORITHMS, {"h100": newer})
+    assert table.nccl_s.notna().all() and (table.gpu_system == "h100").all()

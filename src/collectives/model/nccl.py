@@ -20,162 +20,153 @@ not modelled: a release that has them is priced over its ring and tree alone.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 ALGORITHMS = ("tree", "ring")
 PROTOCOLS = ("LL", "LL128", "Simple")
-Rows = dict[tuple[int, int], float]  # (capability or CPU row, node index) -> GB/s
+Table = tuple[tuple[float, ...], ...]  # [capability or CPU row][node index] -> GB/s
+RELEASES_DIR = Path(__file__).with_name("releases")  # one TOML file per library
 
 
 @dataclass(frozen=True)
 class Release:
-    """One NCCL release's tuning constants (µs and GB/s, as tuning.cc writes them).
+    """One library release's tuning constants (µs and GB/s, as tuning.cc writes them).
 
     Tables indexed by GPU generation use `capability_rows`: a GPU reads the last row whose
-    compute capability it reaches. Node indices are one node, two nodes, more."""
+    compute capability it reaches. Node indices are one node, two nodes, more. Each field
+    is one fact of the release's source; releases/<library>.toml holds them."""
 
+    library: str  # nccl or rccl
     version: str
+    source: str  # the tag the facts were read at
     base_latency: dict[str, tuple[float, float, float]]  # algorithm -> per protocol
     hardware_latency: dict[str, dict[str, tuple[float, float, float]]]  # link -> algorithm
     capability_rows: tuple[int, ...]  # the compute capability each row starts at
-    ll_max_bw: Rows  # one node: capability row; several: CPU row (Intel 0, AMD 1)
-    ring_ll128_max_bw_per_channel: Rows
-    tree_ll128_max_bw_per_channel: Rows
-    tree_max_bw_per_channel: Rows
+    ll_max_bw: Table  # one node: capability row; several: CPU row (AMD 1, else 0)
+    ring_ll128_max_bw_per_channel: Table
+    tree_ll128_max_bw_per_channel: Table
+    tree_max_bw_per_channel: Table
     tree_ll128_factor_across_nodes: float
+    ring_ll_bus_factor: float  # ring LL's bus bandwidth: the graph's times this (1/4, then 1/2)
+    ring_ll128_factor: tuple[float, float]  # ring LL128's: one GPU a node, otherwise
     tree_one_gpu_per_node_factor: float  # a tree of one GPU a node (search.cc's TREE pattern)
-    sm80_bus_bw_cap: float | None  # 2.8.4 caps an sm_80 graph's bandwidth
+    bus_bw_cap: dict[int, float]  # compute capability -> cap of its graph's GB/s (2.8.4)
     ll_nvlink_factor_across_nodes: float  # LL's NVLink step, when the run spans nodes
     ring_inter_steps_short_of_nodes: int  # a ring crosses the network 2(nodes - this) times
-    net_overhead: dict[str, float]  # CPU -> µs a ring step pays across nodes (Simple: 3x)
+    net_overhead: dict[str, float]  # CPU class -> µs a ring step pays across nodes (Simple 3x)
     tree_correction: dict[str, tuple[float, ...]]  # protocol -> factor by log2(bytes/64)
-    ring_simple_plateau: tuple[float, float]  # latency factor across nodes, before/from sm_80
+    tree_correction_from_bytes: int  # smaller messages get none (2.22.3 on: below 64 B)
+    one_gpu_per_node_net_latency_of: str  # "tree": with one GPU a node every algorithm's
+    # network step costs the tree's (2.23.4 on); "": each its own
+    ring_simple_plateau: tuple[float, float]  # latency factor across nodes, before/from ...
+    ring_simple_plateau_from_capability: int  # ... this compute capability
     plateau_bytes_per_rank: int  # the plateau from this many bytes per rank ...
     plateau_per_channel: bool  # ... and per channel
     nvlink_width: tuple[tuple[int, float], ...]  # (compute capability, GB/s per NVLink),
     # an exact match first, then the first whose capability the GPU reaches
-    speeds: dict[tuple[bool, bool], tuple[float, ...]]  # (across nodes, sm_90) -> GB/s
+    speeds: tuple[tuple[bool, int, tuple[float, ...]], ...]  # (across nodes, from capability,
+    # GB/s): the search's speeds, the list of the highest capability the GPU reaches
     max_search_channels: int
-    no_dup_after_sm80_below: float  # after sm_80, > 4 channels below this GB/s: no doubling
     ll128_gpus: tuple[int, ...]  # compute capabilities LL128 is on for by default
+    no_dup: dict[str, float] | None = None  # after_capability, > above_channels channels
+    # below below_GBps: ncclTopoDupChannels does not double
+    post_double: dict[str, Any] | None = None  # capability (or capability_at_least),
+    # above_GBps, below_channels: connect.cc doubles the launched channels again across nodes
 
 
-def _same(value: float) -> Rows:
-    """A table with one value in every row and node index."""
-    return {(row, node): value for row in range(3) for node in range(3)}
+@dataclass(frozen=True)
+class Library:
+    """A collective library's modelled releases, the vendor whose GPUs it runs on, and the
+    compute capability its tables read for each GPU generation (ISA target)."""
+
+    name: str
+    vendor: str
+    generations: dict[str, int]
+    releases: dict[str, Release]
+
+    def nearest(self, version: str) -> Release:
+        """The release modelled for `version`: itself, else the newest modelled one before
+        it (tables carry forward until a release changes them), else the oldest."""
+        if version in self.releases:
+            return self.releases[version]
+        ordered = sorted(self.releases.values(), key=lambda r: version_key(r.version))
+        older = [r for r in ordered if version_key(r.version) < version_key(version)]
+        return (older or ordered)[-1 if older else 0]
+
+    def first_for(self, capability: int) -> Release:
+        """The oldest modelled release with a row for the GPU's generation (the newest row
+        start any release has at or below its compute capability): a system that names
+        no release is priced with it."""
+        starts = [r for release in self.releases.values() for r in release.capability_rows]
+        row = max(start for start in starts if start <= capability)
+        ordered = sorted(self.releases.values(), key=lambda r: version_key(r.version))
+        return next(release for release in ordered if row in release.capability_rows)
 
 
-# v2.8.4-1: ll128MaxBwPerCh is one per collective (all-reduce's 16.9); llMaxBws row 0 is
-# Volta in one node or an Intel CPU across nodes, row 1 Ampere or AMD. 2.8.4 reads its sm_80
-# rows for sm_80 exactly; here sm_80 and later do, which no 2.8.4 system has.
-NCCL_2_8_4 = Release(
-    version="2.8.4",
-    base_latency={"tree": (4.4, 4.4, 0.0), "ring": (3.6, 10.0, 8.4)},
-    hardware_latency={
-        "nvlink": {"tree": (0.52, 1.25, 28.0), "ring": (0.47, 1.9, 3.4)},
-        "pci": {"tree": (1.0, 1.9, 28.0), "ring": (1.0, 2.5, 5.7)},
-        "net": {"tree": (5.0, 8.5, 28.0), "ring": (2.7, 4.0, 9.6)},
-    },
-    capability_rows=(0, 80),
-    ll_max_bw={(0, 0): 39.0, (0, 1): 39.0, (0, 2): 20.4, (1, 0): 87.7, (1, 1): 22.5, (1, 2): 19.0},
-    ring_ll128_max_bw_per_channel=_same(16.9),
-    tree_ll128_max_bw_per_channel=_same(16.9),
-    tree_max_bw_per_channel={
-        (0, 0): 26.5, (0, 1): 18.5, (0, 2): 10.0, (1, 0): 24.0, (1, 1): 22.5, (1, 2): 16.0,
-    },
-    tree_ll128_factor_across_nodes=0.915,
-    tree_one_gpu_per_node_factor=1.0,
-    sm80_bus_bw_cap=235.0,
-    ll_nvlink_factor_across_nodes=1.8,
-    ring_inter_steps_short_of_nodes=1,
-    net_overhead={},
-    tree_correction={
-        "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9,
-               1.0, 1.0, 1.0, 1.0),
-        "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7,
-                  .8, .9, .9, .92, .92),
-        "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7,
-                   .7, .8, .9, .9),
-    },
-    ring_simple_plateau=(1.9, 1.9),
-    plateau_bytes_per_rank=4096,  # nBytes >= nRanks/16 x 64 KiB
-    plateau_per_channel=False,
-    nvlink_width=((86, 12.0), (80, 21.0), (70, 21.0), (60, 18.0), (0, 21.0)),
-    speeds={
-        key: (42.0, 30.0, 24.0, 21.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0,
-              2.4, 1.2, 0.24, 0.12)
-        for key in ((False, False), (False, True), (True, False), (True, True))
-    },
-    max_search_channels=16,
-    no_dup_after_sm80_below=0.0,
-    ll128_gpus=(70, 80),  # Volta and Ampere, with NVLink inside the node
-)  # fmt: skip
+def version_key(version: str) -> tuple[int, ...]:
+    """A release's version as numbers, for ordering ('2.20.3' -> (2, 20, 3))."""
+    try:
+        return tuple(int(part) for part in version.split("."))
+    except ValueError:
+        raise ValueError(f"{version!r} is not a release number like 2.20.3") from None
 
-# v2.20.3-1: rows Volta, Ampere, Hopper; search.cc has its speeds inside a node and across
-# nodes, and their own for sm_90; topo.h rates an sm_90 NVLink at 20.6 GB/s.
-NCCL_2_20_3 = Release(
-    version="2.20.3",
-    base_latency={"tree": (6.8, 14.0, 0.0), "ring": (6.6, 14.0, 8.4)},
-    hardware_latency={
-        "nvlink": {"tree": (0.6, 1.25, 28.0), "ring": (0.6, 1.9, 3.4)},
-        "pci": {"tree": (1.0, 1.9, 28.0), "ring": (1.0, 2.5, 5.7)},
-        "net": {"tree": (5.0, 8.5, 28.0), "ring": (2.7, 4.0, 14.0)},
-    },
-    capability_rows=(0, 80, 90),
-    ll_max_bw={
-        (0, 0): 39.0, (0, 1): 39.0, (0, 2): 20.4, (1, 0): 87.7, (1, 1): 22.5, (1, 2): 19.0,
-        (2, 0): 87.7, (2, 1): 22.5, (2, 2): 19.0,
-    },
-    ring_ll128_max_bw_per_channel={
-        **{(row, node): 20.0 for row in (0, 1) for node in range(3)},
-        **{(2, node): 36.7 for node in range(3)},
-    },
-    tree_ll128_max_bw_per_channel={
-        **{(row, node): 20.0 for row in (0, 1) for node in range(3)},
-        (2, 0): 36.7, (2, 1): 36.7, (2, 2): 29.0,
-    },
-    tree_max_bw_per_channel={
-        (0, 0): 26.5, (0, 1): 18.5, (0, 2): 10.0, (1, 0): 24.0, (1, 1): 23.6, (1, 2): 17.8,
-        (2, 0): 38.7, (2, 1): 41.4, (2, 2): 36.0,
-    },
-    tree_ll128_factor_across_nodes=120 / 128,
-    tree_one_gpu_per_node_factor=0.85,
-    sm80_bus_bw_cap=None,
-    ll_nvlink_factor_across_nodes=1.0,
-    ring_inter_steps_short_of_nodes=0,
-    net_overhead={"intel": 1.0, "amd": 2.0},
-    tree_correction={
-        "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9,
-               1.0, 1.0, 1.0, 1.0),
-        "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9,
-                  .9, .9, .9, 1.0, 1.0),
-        "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7,
-                   .7, .8, .9, .9),
-    },
-    ring_simple_plateau=(1.9, 1.4),
-    plateau_bytes_per_rank=64,  # nBytes / (nChannels x nRanks) >= 64
-    plateau_per_channel=True,
-    nvlink_width=((86, 12.0), (90, 20.6), (80, 20.0), (70, 20.0), (60, 18.0), (0, 20.0)),
-    speeds={
-        (False, False): (40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0,
-                         3.0),
-        (True, False): (48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0,
-                        5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12),
-        (False, True): (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0),
-        (True, True): (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
-                       3.0, 2.4, 1.2, 0.24, 0.12),
-    },
-    max_search_channels=16,
-    no_dup_after_sm80_below=50.0,
-    ll128_gpus=(70, 80, 90),  # Volta, Ampere and Hopper, with NVLink inside the node
-)  # fmt: skip
-RELEASES = {release.version: release for release in (NCCL_2_8_4, NCCL_2_20_3)}
+
+def _release(library: str, version: str, table: dict[str, Any]) -> Release:
+    """A release from its TOML table: lists become tuples, capability keys numbers."""
+    known = {f.name for f in fields(Release)} - {"library", "version"}
+    unknown = sorted(set(table) - known)
+    missing = sorted(f.name for f in fields(Release) if f.name in known and f.name not in table
+                     and f.default is not None)  # fmt: skip
+    if unknown or missing:
+        what = f"unknown {', '.join(unknown)}" if unknown else f"missing {', '.join(missing)}"
+        raise ValueError(f"{library} {version}: {what}")
+
+    def frozen(value: Any) -> Any:
+        return tuple(frozen(v) for v in value) if isinstance(value, list) else value
+
+    values = {key: frozen(value) for key, value in table.items()}
+    values["base_latency"] = {a: frozen(v) for a, v in table["base_latency"].items()}
+    values["hardware_latency"] = {
+        link: {a: frozen(v) for a, v in by.items()}
+        for link, by in table["hardware_latency"].items()
+    }
+    values["tree_correction"] = {p: frozen(v) for p, v in table["tree_correction"].items()}
+    values["bus_bw_cap"] = {int(c): cap for c, cap in table["bus_bw_cap"].items()}
+    values["nvlink_width"] = tuple((int(c), float(w)) for c, w in table["nvlink_width"])
+    values["speeds"] = tuple(
+        (entry["across_nodes"], entry["from_capability"], frozen(entry["GBps"]))
+        for entry in table["speeds"]
+    )
+    return Release(library=library, version=version, **values)
+
+
+def load_library(path: Path) -> Library:
+    """One library's releases from its TOML file (releases/nccl.toml's layout)."""
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    name = data["library"]
+    releases = {v: _release(name, v, table) for v, table in data["releases"].items()}
+    return Library(name, data["vendor"], dict(data["generations"]), releases)
+
+
+@cache
+def libraries(directory: Path = RELEASES_DIR) -> dict[str, Library]:
+    """Every modelled library by name, from the TOML files of `directory`."""
+    found = (load_library(path) for path in sorted(directory.glob("*.toml")))
+    return {library.name: library for library in found}
 
 
 @dataclass(frozen=True)
 class System:
-    """What NCCL's tuning reads of a system: its ranks and nodes, its GPUs' compute
-    capability and NVLinks (NVSwitch or not), its NICs per node and their GB/s, its CPU."""
+    """What NCCL's tuning reads of a system: its ranks and nodes (scale-up domains: a node
+    is the GPUs one NVLink domain joins), its GPUs' compute capability and NVLinks, its
+    NICs per node and their GB/s, its CPU; and what the system pays that NCCL's tables
+    leave out (its network's own latency per step, the per-call floor), which prices the
+    choice NCCL makes without changing it."""
 
     ranks: int
     nodes: int
@@ -183,7 +174,9 @@ class System:
     nvlinks: int  # NVLinks per GPU
     nics_per_node: int
     nic_GBps: float
-    amd_cpu: bool
+    cpu: str = "intel"  # the CPU class tuning.cc tells apart: intel, amd (x86), other
+    net_latency_us: float = 0.0  # a network step's latency beyond NCCL's tables (InfiniBand's)
+    call_floor_us: float = 0.0  # what every call pays before any link (enqueue, launch)
 
 
 @dataclass(frozen=True)
@@ -212,20 +205,30 @@ def nvlink_width(release: Release, compute_capability: int) -> float:
     return (exact or [w for c, w in widths if compute_capability >= c and c != 86])[0]
 
 
+def search_speeds(release: Release, across: bool, capability: int) -> tuple[float, ...]:
+    """The search's speeds inside a node or across nodes: the list of the newest generation
+    the GPU reaches."""
+    lists = [(start, speeds) for far, start, speeds in release.speeds if far == across]
+    return max((entry for entry in lists if entry[0] <= capability), key=lambda e: e[0])[1]
+
+
 def search(system: System, release: Release) -> Graph:
     """The graph of the simplified search: the first speed of the release's list that one
     GPU's NVLinks and, across nodes, one NIC carry; as many channels as both hold."""
     width = system.nvlinks * nvlink_width(release, system.compute_capability)
     across = system.nodes > 1
     per_channel = min(width, system.nic_GBps) if across else width
-    speeds = release.speeds[across, system.compute_capability >= 90]
+    speeds = search_speeds(release, across, system.compute_capability)
     speed = next((s for s in speeds if s <= per_channel), speeds[-1])
     channels = math.floor(width / speed)
     if across:
         channels = min(channels, system.nics_per_node * math.floor(system.nic_GBps / speed))
     channels = max(1, min(channels, release.max_search_channels))
-    undoubled = (
-        system.compute_capability > 80 and speed < release.no_dup_after_sm80_below and channels > 4
+    rule = release.no_dup
+    undoubled = rule is not None and (
+        system.compute_capability > rule["after_capability"]
+        and speed < rule["below_GBps"]
+        and channels > rule["above_channels"]
     )
     if speed >= 25.0 and not undoubled:  # ncclTopoDupChannels: twice, each at half the speed
         doubled = min(2 * channels, release.max_search_channels)
@@ -241,7 +244,7 @@ def tree_search(system: System, release: Release) -> Graph:
     if system.nodes != 2:
         return ring
     width = system.nvlinks * nvlink_width(release, system.compute_capability)
-    faster = sorted(release.speeds[True, system.compute_capability >= 90])
+    faster = sorted(search_speeds(release, True, system.compute_capability))
     # the tree's own search, on the ring's channels: the list's fastest speed within the
     # ring's (a doubled ring's halved speed need not be on the list), raised from there
     base = max((s for s in faster if s <= ring.speed), default=faster[0])
@@ -253,10 +256,23 @@ def tree_search(system: System, release: Release) -> Graph:
 def launched_channels(system: System, release: Release) -> int:
     """The channels NCCL launches (comm->nChannels, which the ring's plateau reads): the
     ring graph's doubled, up to twice the search's most (connect.cc's ncclTopoPostset), and
-    for sm_90 across nodes doubled again below 16 when the ring's speed is above 45 GB/s."""
+    where the release says so (post_double: 2.20.3's sm_90 across nodes, a ring faster than
+    45 GB/s, fewer than 16 channels) doubled again."""
     ring = search(system, release)
     channels = min(2 * release.max_search_channels, 2 * ring.channels)
-    if system.compute_capability == 90 and system.nodes > 1 and ring.speed > 45 and channels < 16:
+    rule = release.post_double
+    capability = system.compute_capability
+    if (
+        rule is not None
+        and (
+            capability >= rule["capability"]
+            if rule["capability_at_least"]
+            else capability == rule["capability"]
+        )
+        and system.nodes > 1
+        and ring.speed > rule["above_GBps"]
+        and channels < rule["below_channels"]
+    ):
         channels *= 2
     return channels
 
@@ -267,22 +283,23 @@ def bus_bandwidth(system: System, release: Release, algorithm: str, protocol: st
     graph = (tree_search if algorithm == "tree" else search)(system, release)
     row = capability_row(release, system.compute_capability)
     node_index = min(system.nodes, 3) - 1
-    ll_max = release.ll_max_bw[row if system.nodes == 1 else int(system.amd_cpu), node_index]
+    ll_max = release.ll_max_bw[row if system.nodes == 1 else int(system.cpu == "amd")][node_index]
     bus = graph.bandwidth
-    if release.sm80_bus_bw_cap is not None and system.compute_capability == 80:
-        bus = min(bus, release.sm80_bus_bw_cap)
+    if system.compute_capability in release.bus_bw_cap:
+        bus = min(bus, release.bus_bw_cap[system.compute_capability])
     if algorithm == "ring":
         if protocol == "LL":
-            return min(ll_max, bus / 4)
+            return min(ll_max, bus * release.ring_ll_bus_factor)
         if protocol == "LL128":
-            cap = graph.channels * release.ring_ll128_max_bw_per_channel[row, node_index]
-            return min(bus * (0.7 if system.ranks / system.nodes < 2 else 0.92), cap)
+            cap = graph.channels * release.ring_ll128_max_bw_per_channel[row][node_index]
+            factor = release.ring_ll128_factor[0 if system.ranks / system.nodes < 2 else 1]
+            return min(bus * factor, cap)
         return bus
-    bus = min(bus * 0.92, graph.channels * release.tree_max_bw_per_channel[row, node_index])
+    bus = min(bus * 0.92, graph.channels * release.tree_max_bw_per_channel[row][node_index])
     if protocol == "LL":
         bus = min(bus / 3.8, ll_max)
     elif protocol == "LL128":
-        cap = graph.channels * release.tree_ll128_max_bw_per_channel[row, node_index]
+        cap = graph.channels * release.tree_ll128_max_bw_per_channel[row][node_index]
         factor = 7 / 9 if system.nodes == 1 else release.tree_ll128_factor_across_nodes
         bus = min(bus * factor, cap)
     if system.ranks == system.nodes:  # one GPU a node: search.cc's TREE pattern
@@ -295,18 +312,23 @@ def step_latency(
 ) -> float:
     """NCCL's latency (µs) of one step of an algorithm and protocol over `link` ('nvlink'
     inside a node, PCI's with one GPU a node as NCCL rates a graph without NVLink; 'net'
-    between nodes). When the run spans nodes, an LL step inside a node costs the release's
-    factor more and a ring's at least the CPU's network overhead (three times it for
-    Simple)."""
+    between nodes, plus the system's network latency beyond NCCL's tables). When the run
+    spans nodes, an LL step inside a node costs the release's factor more and a ring's at
+    least the CPU's network overhead (three times it for Simple)."""
     inside = link == "nvlink"
-    hardware = "pci" if inside and system.ranks == system.nodes else link
+    alone = system.ranks == system.nodes  # one GPU a node
+    hardware = "pci" if inside and alone else link
+    if not inside and alone and release.one_gpu_per_node_net_latency_of:
+        algorithm = release.one_gpu_per_node_net_latency_of
     latency = release.hardware_latency[hardware][algorithm][PROTOCOLS.index(protocol)]
-    if not inside or system.nodes == 1:
+    if not inside:
+        return latency + system.net_latency_us
+    if system.nodes == 1:
         return latency
     if protocol == "LL":
         latency *= release.ll_nvlink_factor_across_nodes
     if algorithm == "ring":
-        overhead = release.net_overhead.get("amd" if system.amd_cpu else "intel", 0.0)
+        overhead = release.net_overhead.get(system.cpu, 0.0)
         latency = max(latency, overhead * (3 if protocol == "Simple" else 1))
     return latency
 
@@ -353,23 +375,36 @@ def algorithm_time(
     latency, bandwidth = tuned[algorithm, protocol]
     corrections = release.tree_correction[protocol]
     log_size = max(0, (nbytes >> 6).bit_length() - 1)  # log2 of the size in 64-byte units
-    if algorithm == "tree" and log_size < len(corrections):
+    corrected = nbytes >= release.tree_correction_from_bytes
+    if algorithm == "tree" and corrected and log_size < len(corrections):
         bandwidth *= corrections[log_size]
     if algorithm == "ring" and protocol == "Simple" and system.nodes > 1:
         share = system.ranks
         if release.plateau_per_channel:
             share *= launched_channels(system, release)
         if nbytes / share >= release.plateau_bytes_per_rank:
-            latency *= release.ring_simple_plateau[system.compute_capability >= 80]
+            from_capability = (
+                system.compute_capability >= release.ring_simple_plateau_from_capability
+            )
+            latency *= release.ring_simple_plateau[from_capability]
     return (latency + nbytes / (1000 * bandwidth)) * 1e-6
 
 
+def seen_by_nccl(system: System) -> System:
+    """The system as NCCL's own tables see it: without what they leave out."""
+    return replace(system, net_latency_us=0.0, call_floor_us=0.0)
+
+
 def choice(system: System, release: Release, sizes: list[int]) -> list[tuple[str, str, float]]:
-    """For each size in bytes: the algorithm and protocol NCCL runs, and its seconds."""
-    tuned = tuning(system, release)
+    """For each size in bytes: the algorithm and protocol NCCL runs (the cheapest by its
+    own tables), and its seconds on the system (its network's latency per step and the
+    per-call floor included)."""
+    seen = seen_by_nccl(system)
+    picked, priced = tuning(seen, release), tuning(system, release)
     chosen = []
     for nbytes in sizes:
-        times = {key: algorithm_time(system, release, tuned, *key, nbytes) for key in tuned}
+        times = {key: algorithm_time(seen, release, picked, *key, nbytes) for key in picked}
         algorithm, protocol = min(times, key=times.__getitem__)
-        chosen.append((algorithm, protocol, times[algorithm, protocol]))
+        seconds = algorithm_time(system, release, priced, algorithm, protocol, nbytes)
+        chosen.append((algorithm, protocol, seconds + system.call_floor_us * 1e-6))
     return chosen

@@ -18,13 +18,20 @@ from typing import Any
 import yaml
 
 from .. import registry
-from ..model import nccl
 from ..model.library_rules import RULES
 from ..run.libraries import KINDS, common_algorithms
 from ..run.record import DATA_KINDS, DTYPES, MAX_RANKS
-from .fabrics import FabricError, kind_of, link_parts, read_measurements, screen_link
+from .fabrics import (
+    FabricError,
+    kind_of,
+    link_parts,
+    osu_latency_at,
+    read_measurements,
+    screen_link,
+)
 from .grid import expand_axis
-from .nccl_tests import read_nccl_tests
+from .nccl_tests import read_call_floor, read_nccl_tests
+from .systems import SystemEntryError, domain_gpus, resolve
 
 FABRIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -212,6 +219,7 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
         if "pingpong" in entry and pingpong_transport(entry) == "mpi":
             _need_mpi(f"fabrics.{name}.pingpong.transport")
     figures = _figures(config, variants, ranks, elements, fabrics)
+    gpu_systems = _gpu_systems(config, fabrics, basedir, warnings)
     _workloads(config, ranks, fabrics)
     wallclock = None
     if "wallclock" in config:
@@ -229,7 +237,6 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
         raise ConfigError("fabrics.clock: the name is taken by the clock's selection files")
     if libraries and wallclock and "mpi" not in wallclock.fabrics:
         raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
-    gpu_systems = _gpu_systems(config, fabrics, basedir)
     if gpu_systems:
         figures["nccl_choice"] = _nccl_choice(figures.get("nccl_choice", {}), gpu_systems)
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
@@ -247,11 +254,14 @@ def _priced_at(algorithm: str, ranks: int, gpus_per_node: int) -> bool:
 
 
 def _gpu_systems(
-    config: dict[str, Any], fabrics: dict[str, str], basedir: Path
+    config: dict[str, Any], fabrics: dict[str, str], basedir: Path, warnings: list[str]
 ) -> dict[str, dict[str, Any]]:
     """Each GPU system's fabrics exist and its log parses and, where it names its devices,
-    holds nodes x gpus_per_node ranks on as many hosts, on the GPU the entry names."""
+    holds nodes x gpus_per_node ranks on as many hosts, on the GPU the entry names; then the
+    entry resolved (collectives.study.systems), its guesses added to `warnings`."""
     systems = config.get("gpu_systems", {})
+    costs = _gpu_costs(config, basedir) if systems else {}
+    checked = {}
     for name, entry in systems.items():
         where = f"gpu_systems.{name}"
         if not FABRIC_NAME.match(name):
@@ -259,7 +269,8 @@ def _gpu_systems(
         ranks = entry["nodes"] * entry["gpus_per_node"]
         if ranks < 2:
             raise ConfigError(f"{where}: an all-reduce needs at least 2 GPUs, the entry has 1")
-        if not any(_priced_at(a, ranks, entry["gpus_per_node"]) for a in config["algorithms"]):
+        domain = domain_gpus(entry)
+        if not any(_priced_at(a, ranks, domain) for a in config["algorithms"]):
             raise ConfigError(f"{where}: no algorithm of algorithms runs at {ranks} ranks")
         for key in ("intra_fabric", "inter_fabric"):
             if entry[key] not in fabrics or fabrics[entry[key]] == "structured":
@@ -273,25 +284,63 @@ def _gpu_systems(
                 f"{where}: the log ran {log.ranks} ranks on {log.nodes} hosts, the entry says "
                 f"{ranks} on {entry['nodes']}"
             )
-        if log.gpus and set(log.gpus) != {entry["gpu"]}:
-            raise ConfigError(f"{where}.gpu: the log ran on {', '.join(sorted(set(log.gpus)))}")
-    return {name: dict(systems[name]) for name in systems}
+        model = entry["accelerator"]["model"]
+        if log.gpus and set(log.gpus) != {model}:
+            raise ConfigError(
+                f"{where}.accelerator.model: the log ran on {', '.join(sorted(set(log.gpus)))}"
+            )
+        try:
+            checked[name], guessed = resolve(name, entry, log.library, costs)
+        except SystemEntryError as exc:
+            raise ConfigError(str(exc)) from None
+        warnings.extend(guessed)
+    return checked
+
+
+def _gpu_costs(config: dict[str, Any], basedir: Path) -> dict[str, Any]:
+    """gpu_costs as measured: each generation's per-call floor and each network kind's
+    one-way latency (µs at the entry's size), read from their files."""
+    given = config.get("gpu_costs", {})
+    floors, latencies = {}, {}
+    for generation, entry in given.get("call_floor", {}).items():
+        try:
+            floors[generation] = read_call_floor(basedir / entry["log"], entry["up_to_bytes"])
+        except FabricError as exc:
+            raise ConfigError(f"gpu_costs.call_floor.{generation}.log: {exc}") from None
+    for kind, entry in given.get("network_latency", {}).items():
+        where = f"gpu_costs.network_latency.{kind}"
+        try:
+            seconds = osu_latency_at(basedir / entry["log"], entry["bytes"], entry.get("table"))
+        except FabricError as exc:
+            raise ConfigError(f"{where}.log: {exc}") from None
+        latencies[kind] = seconds * 1e6
+    reference = given.get("reference")
+    if latencies and reference not in latencies:
+        raise ConfigError(f"gpu_costs.reference: no latency of {reference} in network_latency")
+    return {"call_floor": floors, "network_latency": latencies, "reference": reference}
 
 
 def _nccl_choice(given: dict[str, Any], systems: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The NCCL choice map's system, node counts and sizes: as given, else the system of most
     nodes among those whose NCCL release the model has, powers of two up to its nodes, and
     8 B to 512 MiB by factors of 4."""
-    known = [name for name, entry in systems.items() if entry["nccl"] in nccl.RELEASES]
-    system = given.get("system") or max(known or systems, key=lambda n: systems[n]["nodes"])
+    named = [name for name, entry in systems.items() if not entry["resolved"]["release_note"]]
+    system = given.get("system") or max(named or systems, key=lambda n: systems[n]["nodes"])
     if system not in systems:
         raise ConfigError(f"figures.nccl_choice.system: no system {system!r} in gpu_systems")
-    per_node = systems[system]["gpus_per_node"]
-    most = systems[system]["nodes"]
-    nodes = given.get("nodes") or [2**k for k in range(most.bit_length()) if 2**k * per_node > 1]
+    entry = systems[system]
+    per_node, most = entry["gpus_per_node"], entry["nodes"]
+    domain = entry["scale_up"].get("gpus", per_node)
+    fills = lambda count: count * per_node <= domain or count * per_node % domain == 0  # noqa: E731
+    nodes = given.get("nodes") or [
+        2**k for k in range(most.bit_length()) if 2**k * per_node > 1 and fills(2**k)
+    ]
     for index, count in enumerate(nodes):
         if count * per_node < 2:
             raise ConfigError(f"figures.nccl_choice.nodes[{index}]: {count} nodes hold no GPU pair")
+        if not fills(count):
+            raise ConfigError(f"figures.nccl_choice.nodes[{index}]: {count} nodes do not fill "
+                              f"whole scale-up domains of {domain} GPUs")  # fmt: skip
     sizes = given.get("message_bytes") or [8 * 4**k for k in range(14)]
     return {"system": system, "nodes": list(nodes), "message_bytes": list(sizes)}
 
@@ -415,10 +464,18 @@ def _workloads(config: dict[str, Any], ranks: list[int], fabrics: dict[str, str]
         systems = config.get("gpu_systems", {})
         if system not in systems:
             raise ConfigError(f"workloads.{name}.gpu_system: no system {system!r} in gpu_systems")
-        if systems[system]["gpus_per_node"] % entry["tp"]:
+        domain = domain_gpus(systems[system])
+        if domain % entry["tp"]:
             raise ConfigError(
                 f"workloads.{name}.tp: {entry['tp']} does not divide {system}'s "
-                f"{systems[system]['gpus_per_node']} GPUs per node"
+                f"{domain} GPUs of a scale-up domain"
+            )
+        needed = entry["tp"] * entry["dp"] * entry.get("pp", 1)
+        gpus = systems[system]["nodes"] * systems[system]["gpus_per_node"]
+        if needed > gpus:
+            raise ConfigError(
+                f"workloads.{name}: TP x DP{' x PP' if 'pp' in entry else ''} = {needed} GPUs, "
+                f"{needed - gpus} more than {system}'s {gpus}"
             )
 
 

@@ -124,6 +124,19 @@ def read_osu_latency(path: Path, table: int | None = None) -> Points:
     return _points(path, [size for size, _ in rows], [us * 1e-6 for _, us in rows])
 
 
+def osu_latency_at(path: Path, nbytes: int, table: int | None = None) -> float:
+    """The one-way seconds an OSU latency table (as read_osu_latency chooses it) gives at
+    `nbytes`; a single row is enough. FabricError where the table has no such row."""
+    tables = [t for t in _osu_tables(path) if "Latency" in t.header]
+    if not tables:
+        raise FabricError(f"{path}: no OSU latency table (a '# Size ... Latency (us)' header)")
+    rows = _chosen(path, tables, table, "latency", "table").rows(path, "size latency_us")
+    at = [us for size, us in rows if size == nbytes]
+    if not at:
+        raise FabricError(f"{path}: no {nbytes}-byte row in its latency table")
+    return at[0] * 1e-6
+
+
 def read_osu_stream(path: Path, table: int | None = None) -> Points | None:
     """The per-message time of a stream of messages, from the `table`-th bandwidth table
     (1-based) of an OSU output (osu_bw, osu_mbw_mr with one pair: many messages in flight;

@@ -17,12 +17,16 @@ rungs predict every size of the log (out of place, as nccl-tests reports first):
   synchronisation, which overlaps the bytes of the chunks behind it: a message holds its
   ports for its bytes alone (the replay's pipelined mode).
 
-The NCCL rungs need the release's constants; for a release the model lacks they are not
-available (no guess stands in).
+The NCCL rungs price the release modelled for the system's (collectives.study.systems: the
+nearest modelled release of the same library where its own is not, said so in the
+`release_modelled` column), plus what NCCL's tables leave out: the per-call floor of the
+GPU's generation once, and the network's latency per step beyond InfiniBand's. An AMD
+system runs RCCL's model, the same tuning structure with RCCL's own tables.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -39,6 +43,7 @@ from ..run.record import bus_bandwidth
 from ..transport.dry import dry_trace
 from ..transport.trace import Trace
 from .nccl_tests import ITEMSIZE, read_nccl_tests
+from .systems import domain_gpus, modelled_release, nccl_system
 from .validation import within_factor
 
 LINK_RUNG = "link_alpha_beta"  # link-level α-β, replayed
@@ -50,31 +55,20 @@ NCCL_TRACES = {"ring": ("nccl_ring", {"channels": 1}), "tree": ("double_binary_t
 
 
 def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric]) -> Fabric:
-    """The system as a two-level fabric: its nodes of GPUs, its NICs as rails, the link
-    classes of the link-level fabrics it names."""
+    """The system as a two-level fabric: its scale-up domains of GPUs, with the NICs of the
+    nodes a domain spans (as rails where each serves whole GPUs), the link classes of the
+    link-level fabrics it names."""
     intra, inter = fabrics[entry["intra_fabric"]], fabrics[entry["inter_fabric"]]
+    domain, out = domain_gpus(entry), entry["scale_out"]
     return Fabric(
         name,
         "structured",
         inter.link,
-        description=f"{entry['nodes']} x {entry['gpus_per_node']} {entry['gpu']}",
-        ranks_per_node=entry["gpus_per_node"],
-        nic_per_node=entry["nics_per_node"],
+        description=f"{entry['nodes']} x {entry['gpus_per_node']} {entry['accelerator']['model']}",
+        ranks_per_node=domain,
+        nic_per_node=round(out["nics"] * domain / entry["gpus_per_node"]),
         intra=intra.link,
-        rails=entry["gpus_per_node"] % entry["nics_per_node"] == 0,
-    )
-
-
-def nccl_system(entry: Mapping[str, Any]) -> nccl.System:
-    """What NCCL's tuning reads of a GPU system's config entry."""
-    return nccl.System(
-        ranks=entry["nodes"] * entry["gpus_per_node"],
-        nodes=entry["nodes"],
-        compute_capability=round(10 * entry["compute_capability"]),
-        nvlinks=entry["nvlinks"],
-        nics_per_node=entry["nics_per_node"],
-        nic_GBps=entry["nic_Gbps"] / 8,
-        amd_cpu=entry["cpu"] == "amd",
+        rails=float(out["gpus_per_nic"]).is_integer(),
     )
 
 
@@ -89,31 +83,39 @@ def gpu_against_clock(
     rows = []
     for name, entry in systems.items():
         log = read_nccl_tests(base / entry["log"])
-        ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
-        release = nccl.RELEASES.get(entry["nccl"])
-        system = nccl_system(entry)
-        chosen = nccl.choice(system, release, list(log.rows.bytes)) if release else None
+        ranks, per_node = entry["nodes"] * entry["gpus_per_node"], domain_gpus(entry)
+        release, system = modelled_release(entry), nccl_system(entry)
+        chosen = nccl.choice(system, release, list(log.rows.bytes))
+        resolved = entry["resolved"]
+        print(
+            f"{name}: {entry['library']['name'].upper()} {release.version}"
+            + (f" ({resolved['release_note']})" if resolved["release_note"] else ""),
+            file=sys.stderr,
+        )  # the job's log says which release priced it
         for index, row in enumerate(log.rows.itertuples()):
             itemsize = ITEMSIZE[row.type]
             traces: Traces = {}  # this size's: NCCL's choice replays one the links priced
             ((variant, link_time),) = cheapest_on_links(
                 name, entry, fabrics, algorithms, [(row.bytes, itemsize)], traces
             )
-            predicted = {LINK_RUNG: link_time, NCCL_RUNG: nan, REPLAY_RUNG: nan}
-            nccl_choice = ""
-            if chosen:
-                algorithm, protocol, predicted[NCCL_RUNG] = chosen[index]
-                nccl_choice = f"{algorithm}/{protocol}"
-                predicted[REPLAY_RUNG] = nccl_replayed(
+            algorithm, protocol, nccl_time = chosen[index]
+            predicted = {
+                LINK_RUNG: link_time,
+                NCCL_RUNG: nccl_time,
+                REPLAY_RUNG: nccl_replayed(
                     system, release, per_node, algorithm, protocol,
                     max(1, row.bytes // itemsize), itemsize, traces,
-                )  # fmt: skip
+                ),
+            }  # fmt: skip
             rows.append(
                 {
                     "system": name, "ranks": ranks, "nodes": entry["nodes"],
                     "message_bytes": row.bytes, "measured_s": row.out_of_place_s,
                     "measured_busbw_GBps": row.out_of_place_busbw_GBps,
-                    "cheapest_algorithm": variant, "nccl_choice": nccl_choice,
+                    "cheapest_algorithm": variant, "nccl_choice": f"{algorithm}/{protocol}",
+                    "library": entry["library"]["name"],
+                    "release": resolved["release"], "release_modelled": release.version,
+                    "release_note": resolved["release_note"],
                     **{f"{rung}_s": value for rung, value in predicted.items()},
                 }
             )  # fmt: skip
@@ -139,7 +141,7 @@ def cheapest_on_links(
     the system (on its nodes where an algorithm needs them) replayed on its link-level
     fabrics, and its time; the dry traces kept in `traces` where given (one size's)."""
     fabric = gpu_fabric(name, entry, fabrics)
-    ranks, per_node = entry["nodes"] * entry["gpus_per_node"], entry["gpus_per_node"]
+    ranks, per_node = entry["nodes"] * entry["gpus_per_node"], domain_gpus(entry)
     priced = {}
     for algorithm in algorithms:
         try:
@@ -168,9 +170,9 @@ def nccl_choice_map(
     sizes: list[int],
 ) -> pd.DataFrame:
     """Over node counts and message sizes (float32) of one system's nodes: NCCL's choice of
-    algorithm and protocol by its own model and that one's time (empty and NaN for a release
-    the model lacks), beside our cheapest algorithm on the link-level fabrics and its time."""
-    release = nccl.RELEASES.get(entry["nccl"])
+    algorithm and protocol by its own model of the release modelled for the system and that
+    one's time, beside our cheapest algorithm on the link-level fabrics and its time."""
+    release = modelled_release(entry)
     rows = []
     for count in nodes:
         scaled = {**entry, "nodes": count}
@@ -179,13 +181,13 @@ def nccl_choice_map(
             continue
         floats = [(nbytes, ITEMSIZE["float"]) for nbytes in sizes]
         ours = cheapest_on_links(name, scaled, fabrics, algorithms, floats)
-        theirs = nccl.choice(nccl_system(scaled), release, sizes) if release else None
+        theirs = nccl.choice(nccl_system(scaled), release, sizes)
         for index, nbytes in enumerate(sizes):
-            algorithm, protocol, seconds = theirs[index] if theirs else ("", "", nan)
+            algorithm, protocol, seconds = theirs[index]
             rows.append(
                 {
                     "system": name, "nodes": count, "ranks": ranks, "message_bytes": nbytes,
-                    "nccl_choice": f"{algorithm}/{protocol}" if theirs else "",
+                    "nccl_choice": f"{algorithm}/{protocol}",
                     "nccl_model_s": seconds, "cheapest_algorithm": ours[index][0],
                     "cheapest_s": ours[index][1],
                 }
@@ -227,12 +229,13 @@ def nccl_replayed(
     itemsize: int,
     traces: Traces | None = None,
 ) -> float:
-    """NCCL's base latency plus the replay of our trace of its algorithm on nccl_fabric
-    (the trace taken from `traces` where another rung made it)."""
+    """NCCL's base latency and the per-call floor, plus the replay of our trace of its
+    algorithm on nccl_fabric (the trace taken from `traces` where another rung made it)."""
     name, given = NCCL_TRACES[algorithm]
     entry = registry.get(name)
     parameters = entry.resolve({**entry.on_nodes(system.ranks, per_node), **given}, system.ranks)
-    base = release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)] * 1e-6
+    base = (release.base_latency[algorithm][nccl.PROTOCOLS.index(protocol)]
+            + system.call_floor_us) * 1e-6  # fmt: skip
     fabric = nccl_fabric(system, release, per_node, algorithm, protocol)
     return base + _replayed(
         name, parameters, system.ranks, elements, itemsize, fabric, traces, pipelined=True
@@ -264,27 +267,43 @@ def _replayed(
 def gpu_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per system and rung: the median and 90th-percentile |relative error|, the share
     within 2x, and the large-message busbw plateau (the largest size) measured and
-    predicted; a rung without predictions for the system has points 0 and is marked."""
+    predicted, each beside its target (TARGETS); the release modelled for the system's."""
     if table.empty:
         return table
     rows = []
     for system, group in table.groupby("system", sort=False):
         largest = group.loc[group.message_bytes.idxmax()]
+        first = group.iloc[0]
         for rung in RUNGS:
             error = group[f"{rung}_rel_error"].dropna()
+            plateau = largest[f"{rung}_busbw_GBps"] / largest.measured_busbw_GBps - 1
+            median, within = float(error.abs().median()), float(within_factor(error, 2).mean())
             rows.append(
                 {
                     "system": system, "model": rung, "points": len(error),
-                    "available": bool(len(error)),
-                    "median_abs_rel_error": float(error.abs().median()),
+                    "library": first.library, "release": first.release,
+                    "release_modelled": first.release_modelled,
+                    "release_note": first.release_note,
+                    "median_abs_rel_error": median,
                     "p90_abs_rel_error": float(error.abs().quantile(0.9)),
-                    "within_2x": float(within_factor(error, 2).mean()),
+                    "within_2x": within,
                     "median_predicted_over_measured": float(1 + error.median()),
                     "plateau_measured_busbw_GBps": float(largest.measured_busbw_GBps),
                     "plateau_predicted_busbw_GBps": float(largest[f"{rung}_busbw_GBps"]),
+                    "plateau_rel_error": float(plateau),
+                    "meets_targets": bool(
+                        median <= TARGETS["median_abs_rel_error"]
+                        and within >= TARGETS["within_2x"]
+                        and abs(plateau) <= TARGETS["plateau_abs_rel_error"]
+                    ),
                 }
             )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+# What a model of a GPU system is asked: its median |error| over the log's sizes, the share
+# of sizes within 2x, and its busbw at the largest size against the measured one.
+TARGETS = {"median_abs_rel_error": 0.25, "within_2x": 0.9, "plateau_abs_rel_error": 0.15}
 
 
 def busbw_meaning(table: pd.DataFrame, systems: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
@@ -300,14 +319,15 @@ def busbw_meaning(table: pd.DataFrame, systems: Mapping[str, Mapping[str, Any]])
         entry = systems[system]
         nodes, busbw = entry["nodes"], largest.measured_busbw_GBps
         algbw = largest.message_bytes / largest.measured_s / 1e9
-        nics = entry["nics_per_node"] * entry["nic_Gbps"] / 8 if nodes > 1 else nan
+        out, scale_up = entry["scale_out"], entry["scale_up"]
+        nics = out["nics"] * out["Gbps"] / 8 if nodes > 1 else nan
         rows.append(
             {
                 "system": system, "ranks": largest.ranks, "nodes": nodes,
                 "message_bytes": largest.message_bytes, "measured_s": largest.measured_s,
                 "algbw_GBps": algbw, "busbw_GBps": busbw,
-                "nvlink_GBps": entry["nvlink_GBps"], "nics_GBps_per_node": nics,
-                "ring_nvlink_share": busbw / entry["nvlink_GBps"],
+                "nvlink_GBps": scale_up["GBps"], "nics_GBps_per_node": nics,
+                "ring_nvlink_share": busbw / scale_up["GBps"],
                 "ring_nic_share": busbw / nics,
                 "hierarchical_nic_share": algbw * 2 * (nodes - 1) / nodes / nics,
             }

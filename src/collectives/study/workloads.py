@@ -11,10 +11,11 @@ parameters per bucket. An inference layout (backward false) has the forward all-
 only; in decoding, sequence is the tokens per step (1).
 
 A workload that names a GPU system (`gpu_system`) is also priced where it runs, by NCCL's
-own model of the system's release (collectives.model.nccl): the TP group is `tp` GPUs of
-one node; the DP group is the GPUs at one TP position on every node, and as all TP
-positions all-reduce their gradients at once, each DP group has its share of the node's
-NICs.
+own model of the release modelled for the system's (collectives.model.nccl; RCCL's on AMD):
+the TP group is `tp` GPUs of one scale-up domain; the DP group is the GPUs at one TP
+position of every domain, and as all TP positions all-reduce their gradients at once, each
+DP group has its share of the domain's NICs. The layout's GPUs (tp x dp x pp) must fit the
+system's, which the config check holds to.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import pandas as pd
 
 from ..model import nccl
 from ..model.crossing import interpolate
-from .gpu import nccl_system
 from .question import SEED_PAIR
+from .systems import domain_gpus, modelled_release, nccl_system
 
 DDP_BUCKET_BYTES = 25 * 2**20  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
 COLUMNS = [
@@ -53,6 +54,7 @@ class Workload:
     dtype_bytes: int
     tp: int
     dp: int
+    pp: int = 1  # pipeline stages: the layout's GPUs are tp x dp x pp
     tp_fabric: str = ""  # needed when tp > 1
     dp_fabric: str = ""  # needed when dp > 1
     bucket: str | int = DDP_BUCKET_BYTES  # bytes, or "megatron"
@@ -92,7 +94,7 @@ class Workload:
     def nccl_group(self, group: str, system: dict[str, Any]) -> nccl.System:
         """The TP or DP group as NCCL's tuning sees it on the GPU system's nodes."""
         whole = nccl_system(system)
-        per_node = system["gpus_per_node"]
+        per_node = domain_gpus(system)  # a TP group lies in one scale-up domain
         if group == "TP":
             return replace(whole, ranks=self.tp, nodes=1)
         positions = max(1, per_node // self.tp)  # DP ranks of one node
@@ -133,7 +135,7 @@ def workloads_table(
     """Per workload, group and message size: the winner, its time, the runner-up, ring and
     recursive doubling, the group's time per step, and the workload's total per step; for a
     workload on one of `systems` (GPU systems by name), NCCL's choice by its own model, its
-    time and the totals under it (NaN where the model lacks the system's NCCL release)."""
+    time and the totals under it."""
     costs = costs[costs.dtype == dtype]
     rows = []
     for workload in workloads:
@@ -173,8 +175,8 @@ def _under_nccl(
 ) -> dict[str, Any]:
     """One all-reduce of a workload as NCCL's model prices it on the workload's GPU system."""
     priced = {"gpu_system": workload.gpu_system, "nccl_choice": "", "nccl_s": math.nan}
-    release = nccl.RELEASES.get(systems.get(workload.gpu_system, {}).get("nccl", ""))
-    if release is not None:
+    if workload.gpu_system in systems:
+        release = modelled_release(systems[workload.gpu_system])
         group = workload.nccl_group(message["group"], systems[workload.gpu_system])
         ((algorithm, protocol, seconds),) = nccl.choice(group, release, [message["message_bytes"]])
         priced |= {"nccl_choice": f"{algorithm}/{protocol}", "nccl_s": seconds}
