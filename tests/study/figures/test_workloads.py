@@ -45,3 +45,18 @@ def test_no_workloads_say_so(fabric_tables, tmp_path):
     plot = workloads.draw(costs, empty, "float64", GRID_ALGORITHMS)
     assert plot.data.empty
     assert_printed(plot, tmp_path)
+
+
+def test_a_workload_on_a_gpu_system_shows_the_library_s_step_beside_the_map(fabric_tables):
+    from tests.study.test_workloads import A100_NODES
+
+    costs, _ = fabric_tables
+    fabric = next(iter(dict.fromkeys(costs.fabric)))
+    layout = Workload.from_config("w", {**SHAPE, "dp": 1, "tp_fabric": fabric,
+                                        "gpu_system": "a100"})  # fmt: skip
+    table = workloads_table([layout], costs, "float64", GRID_ALGORITHMS, {"a100": A100_NODES})
+    plot = workloads.draw(costs, table, "float64", GRID_ALGORITHMS)
+    (key,) = [t.get_text() for t in plot.figure.legends[-1].get_texts() if "→" in t.get_text()]
+    row = table.iloc[0]
+    assert key.endswith(f"; on a100: {row.nccl_choice}, "
+                        f"{workloads.format_seconds(row.nccl_per_step_s)}/step")  # fmt: skip

@@ -106,12 +106,17 @@ def _spread(workloads: pd.DataFrame, bands: pd.DataFrame) -> pd.DataFrame:
 
 
 def _key(number: int, rows: pd.DataFrame) -> plt.Line2D:
-    """The legend entry of one numbered group: its sizes, winner and time per step."""
+    """The legend entry of one numbered group: its sizes, winner and time per step, and
+    where the workload names a GPU system, the library's choice there and its time per step
+    by the library's own model (the group's NCCL rows of workloads.csv)."""
     main = rows.iloc[0]
     sizes = f"{main.count_per_step}× {format_bytes(main.message_bytes)}"
     if len(rows) > 1:
         sizes += " + " + " + ".join(format_bytes(b) for b in rows.message_bytes[1:])
     text = (f"{main.workload} {main.group} (N={main.ranks}): {sizes} → {label(main.winner)}, "
             f"{format_seconds(rows.per_step_s.sum())}/step")  # fmt: skip
+    if "nccl_per_step_s" in rows and rows.nccl_per_step_s.notna().all() and main.gpu_system:
+        text += (f"; on {main.gpu_system}: {main.nccl_choice}, "
+                 f"{format_seconds(rows.nccl_per_step_s.sum())}/step")  # fmt: skip
     return plt.Line2D([], [], marker=f"${number}$", color="black", linestyle="none",
                       markersize=6, label=text)  # fmt: skip
