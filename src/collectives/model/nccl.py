@@ -1,17 +1,19 @@
 """NCCL's own cost model of its all-reduce, and the choice it makes from it.
 
 NCCL prices every algorithm (ring, tree) and protocol (LL, LL128, Simple) as a latency plus
-bytes over a bandwidth, and runs the cheapest. The constants are those of one NCCL release,
-read for facts from its source at the release's tag (github.com/NVIDIA/nccl):
-src/graph/tuning.cc (base and hardware latencies, bandwidth caps, the tree's correction, the
-network overhead), src/graph/topo.h (link widths), src/graph/search.cc (channel speeds) and
-init.cc (16 search channels at most). NCCL's inputs come from its topology search, which
-this module states in a simplified form (`search`): every channel of a node's graph gets the
-same speed, the first of search.cc's speeds that a GPU's NVLink width and, across nodes, one
-NIC carry; as many channels as the GPU's width and the node's NICs hold; doubled at half
-speed when the speed is 25 GB/s or more (ncclTopoDupChannels; in 2.20.3 not for a GPU
-newer than sm_80 with more than 4 channels below 50 GB/s). The network plugin's own
-latency (the graph's latencyInter) is taken as 0, as InfiniBand's verbs plugin reports it.
+bytes over a bandwidth, and runs the cheapest. The constants are those of one release, as
+data: releases/<library>.toml holds every modelled release's facts, read at its tag of
+github.com/NVIDIA/nccl: src/graph/tuning.cc (base and hardware latencies, bandwidth caps,
+the tree's correction, the network overhead), src/graph/topo.h (link widths),
+src/graph/search.cc (channel speeds), connect.cc and init.cc (channel counts). NCCL's
+inputs come from its topology search, which this module states in a simplified form
+(`search`): every channel of a node's graph gets the same speed, the first of search.cc's
+speeds that a GPU's NVLink width and, across nodes, one NIC carry; as many channels as the
+GPU's width and the node's NICs hold; doubled at half speed when the speed is 25 GB/s or
+more (ncclTopoDupChannels, with the release's exceptions). A node of the tables is one
+scale-up domain. The network plugin's own latency (the graph's latencyInter) is taken as
+0, as InfiniBand's verbs plugin reports it; what the tables leave out (the per-call floor,
+a network's latency beyond InfiniBand's) prices NCCL's choice without changing it.
 The protocols: LL carries 8 bytes of data in 16 (flags), LL128 120 in 128, Simple all of it,
 with a larger latency per step. NVLS and CollNet (NVSwitch and in-network reductions) are
 not modelled: a release that has them is priced over its ring and tree alone.
