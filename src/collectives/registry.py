@@ -10,6 +10,7 @@ nβ with n = M·s bytes, reduction Mγ).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import sys
@@ -285,7 +286,14 @@ def get(name: str) -> Algorithm:
     try:
         return ALGORITHMS[base]
     except KeyError:
-        raise KeyError(f"unknown algorithm {base!r}; valid: {', '.join(ALGORITHMS)}") from None
+        raise KeyError(unknown_algorithm(base)) from None
+
+
+def unknown_algorithm(name: str) -> str:
+    """What to tell of a name that is no algorithm: the closest name, and every one."""
+    close = difflib.get_close_matches(name, ALGORITHMS, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown algorithm {name!r}; {hint}valid: {', '.join(ALGORITHMS)}"
 
 
 def parameters_by_name() -> dict[str, Parameter]:

@@ -217,3 +217,33 @@ def test_memory_the_machine_refuses_is_one_line_exit_1(tmp_path):
     )  # fmt: skip
     assert done.returncode == 1 and list(tmp_path.iterdir()) == []
     assert done.stderr == "collectives: failed: [Errno 12] Cannot allocate memory\n"
+
+
+def test_bench_prints_nccl_tests_table_and_the_record_on_request(tmp_path):
+    common = ("bench", "--algorithms", "ring,recursive_doubling", "--ranks", "2", "--elements",
+              "1,1024", "--warmup", "0", "--iterations", "1", "--rounds", "1")  # fmt: skip
+    out = tmp_path / "bench.json"
+    done = cli(*common, "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    header = [line for line in done.stdout.splitlines() if line.startswith("#       size")]
+    assert header and header[0].split()[1:] == ["size", "count", "type", "redop", "algorithm",
+                                                 "time", "algbw", "busbw", "#wrong"]  # fmt: skip
+    rows = [line.split() for line in done.stdout.splitlines() if not line.startswith("#")]
+    assert [(int(r[0]), int(r[1]), r[4]) for r in rows] == [
+        (rec["message_bytes"], rec["elements"], rec["algorithm"]) for rec in document["records"]
+    ]
+    for row, record in zip(rows, document["records"], strict=True):
+        assert float(row[5]) == pytest.approx(record["timing"]["time_median_s"] * 1e6, abs=0.01)
+        assert row[8] == "0" and record["verified"]
+    printed = cli(*common, "--json")
+    assert printed.returncode == 0 and json.loads(printed.stdout)["ranks"] == 2
+
+
+def test_version_and_a_misspelt_algorithm_get_their_answers():
+    done = cli("--version")
+    assert done.returncode == 0 and re.fullmatch(r"collectives \d+\.\d+\.\d+\n", done.stdout)
+    for command in (("measure", "--algorithm", "rign"), ("bench", "--algorithms", "rign")):
+        wrong = cli(*command, "--ranks", "2", "--elements", "4")
+        assert wrong.returncode == 2
+        assert "unknown algorithm 'rign'; did you mean ring? valid: naive" in wrong.stderr

@@ -71,7 +71,7 @@ def test_real_valued_inputs_are_checked_with_a_tolerance():
         ({"ranks": 0}, "ranks must be between 1 and 1024"),
         ({"ranks": 1025}, "ranks must be between 1 and 1024"),
         ({"elements": 0}, "elements must be at least 1"),
-        ({"algorithm": "tree"}, "valid algorithms: naive, ring, recursive_doubling"),
+        ({"algorithm": "tree"}, "valid: naive, ring, recursive_doubling"),
         ({"dtype": "complex64"}, "valid dtypes: float64"),
         ({"data": "uniform"}, "unknown data kind"),
         ({"dtype": "int32", "data": "normal"}, "needs a floating-point dtype"),

@@ -133,6 +133,39 @@ def bench(
     return _document(setup, records)
 
 
+TABLE_HEADER = (
+    "#       size         count      type   redop  algorithm              time   algbw   busbw"
+    " #wrong\n"
+    "#        (B)    (elements)                                           (us)  (GB/s)  (GB/s)"
+)
+
+
+def format_table(document: Mapping[str, Any]) -> str:
+    """A bench document as nccl-tests prints its results: one row per size and algorithm,
+    the median time, algbw and busbw (nccl-tests' definitions), and the ranks whose sum was
+    wrong; a header naming the run, a footer with the average busbw."""
+    lines = [
+        f"# collectives bench: {document['ranks']} ranks over {document['transport']}, "
+        f"{document['dtype']}, medians of at least {document['iterations']} timed "
+        f"iterations after {document['warmup']} warm-up, {document['launches']} launch(es)",
+        "#",
+        TABLE_HEADER,
+    ]
+    busbw = []
+    for record in document["records"]:
+        timing = record["timing"]
+        busbw.append(timing["busbw_GBps"])
+        lines.append(
+            f"{record['message_bytes']:>12} {record['elements']:>13} {record['dtype']:>9}"
+            f"    sum  {record['algorithm']:<19}{timing['time_median_s'] * 1e6:>9.2f}"
+            f"{timing['algbw_GBps']:>8.2f}{timing['busbw_GBps']:>8.2f}"
+            f"{len(record['wrong_ranks']):>7}"
+        )
+    if busbw:
+        lines.append(f"# Avg bus bandwidth    : {sum(busbw) / len(busbw):.4f}")
+    return "\n".join(lines)
+
+
 def _document(setup: _Setup, records: list[Record]) -> dict[str, Any]:
     """The bench document: the run's settings, the software, one record per entry and size."""
     return {

@@ -40,6 +40,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per entry of COMMANDS."""
     parser = _Parser(prog="collectives", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"collectives {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _measure_arguments(commands)
     _bench_arguments(commands)
@@ -50,6 +51,16 @@ def _parser() -> argparse.ArgumentParser:
     _probe_arguments(commands)
     _library_arguments(commands)
     return parser
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("collectives")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _measure_arguments(commands) -> None:
@@ -126,7 +137,10 @@ def _bench_arguments(commands) -> None:
     )
     timed.add_argument(
         "--output",
-        help="write the JSON here (atomically, creating missing directories) instead of stdout",
+        help="write the JSON record here too (atomically, creating missing directories)",
+    )
+    timed.add_argument(
+        "--json", action="store_true", help="print the JSON record instead of the table"
     )
 
 
@@ -274,7 +288,9 @@ def _point_to_point_arguments(command: argparse.ArgumentParser, repeats: str) ->
 
 def _add_ranks_and_transport(command: argparse.ArgumentParser) -> None:
     command.add_argument(
-        "--ranks", type=int, help="number of ranks N (1..1024); with mpi, default: all started"
+        "--ranks",
+        type=int,
+        help="number of ranks N (1..1024): needed with queue; with mpi, default: all started",
     )
     command.add_argument(
         "--transport",
@@ -365,7 +381,7 @@ def _measure(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from .bench import bench  # only this command needs it
+    from .bench import bench, format_table  # only this command needs them
 
     document = bench(
         args.algorithms,
@@ -383,8 +399,11 @@ def _bench(args: argparse.Namespace) -> int:
         seed=args.seed,
         timeout=args.timeout,
     )
-    if document is not None:
-        _emit(document, args.output)
+    if document is None:  # an mpi rank other than 0
+        return 0
+    if args.output:
+        write_json(args.output, document)
+    print(json.dumps(document, indent=2) if args.json else format_table(document))
     return 0
 
 

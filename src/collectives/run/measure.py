@@ -78,8 +78,7 @@ def validate(
     """Check a request; UsageError says exactly what is wrong. Returns the numpy dtype and
     the algorithm's parameters, defaults filled in."""
     if algorithm not in registry.ALGORITHMS:
-        valid = ", ".join(registry.ALGORITHMS)
-        raise UsageError(f"unknown algorithm {algorithm!r}; valid algorithms: {valid}")
+        raise UsageError(registry.unknown_algorithm(algorithm))
     np_dtype = validate_vectors(ranks, elements, dtype, data)
     try:
         resolved = registry.ALGORITHMS[algorithm].resolve(parameters or {}, ranks)
