@@ -194,7 +194,7 @@ def test_a_switched_bench_times_each_algorithm(library):
         pytest.skip(f"{library.facts.title} cannot change its algorithm at run time")
     own = libraries.steering(library, 2, force=libraries.DEFAULT)
     argv = ["bench", "--transport", "mpi", "--ranks", "2", "--switch", "ring,default",
-            "--elements", "8,4096", "--iterations", "5", "--rounds", "2"]  # fmt: skip
+            "--elements", "8,4096", "--iterations", "5", "--rounds", "2", "--json"]  # fmt: skip
     done = library.collectives(2, argv, own, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
