@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from collectives.study import fabrics
-from collectives.study.fabrics import FabricError, Points
+from collectives.study.fabrics import FabricError, Points, read_csv_points, read_osu_latency
 
 REPO = Path(__file__).resolve().parents[2]
 BAIDU = REPO / "config/fabrics/baidu_10gbe_tcp_vs_40gbe_roce_osu_latency_2nodes.txt"
@@ -62,7 +62,7 @@ def test_malformed_and_missing_files(tmp_path):
     with pytest.raises(FabricError, match="bytes,seconds"):
         fabrics.read_measurements(csv)
     csv.write_text("bytes,seconds\n1,2e-6\n2,-1\n")
-    with pytest.raises(FabricError, match="times positive"):
+    with pytest.raises(FabricError, match="is not a positive time or rate"):
         fabrics.read_measurements(csv)
 
 
@@ -258,3 +258,20 @@ def test_a_fabric_fitted_during_the_run_is_warned_the_same_way(tmp_path):
     warning = fabrics.run_fit_warning("mine", entry, fabric)
     assert warning.startswith("fabrics.mine: the fitted line α + β·n misses the measured time")
     assert fabrics.run_fit_warning("mine", {**entry, "max_fit_error": 0.9}, fabric) is None
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [("-8   1.6", ":4: a message size of -8 bytes; sizes are >= 0"),
+     ("8   0", ":4: 0 is not a positive time or rate"),
+     ("8   nan", ":4: nan is not a positive time or rate")],
+)  # fmt: skip
+def test_a_bad_row_of_a_measurement_is_named_by_file_and_line(tmp_path, row, message):
+    osu = tmp_path / "osu.txt"
+    osu.write_text(f"# OSU MPI Latency Test v5.7\n# Size  Latency (us)\n1   1.5\n{row}\n16  1.7\n")
+    with pytest.raises(FabricError, match=re.escape(f"{osu}{message}")):
+        read_osu_latency(osu)
+    csv_file = tmp_path / "points.csv"
+    csv_file.write_text("bytes,seconds\n1,1e-6\n2,2e-6\n" + row.replace("   ", ",") + "\n")
+    with pytest.raises(FabricError, match=re.escape(f"{csv_file}{message}")):
+        read_csv_points(csv_file)

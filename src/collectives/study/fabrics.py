@@ -54,9 +54,10 @@ class _OsuTable:
         for number, raw in self.lines:
             fields = raw.split()
             try:
-                rows.append((int(fields[0]), float(fields[1])))
+                row = int(fields[0]), float(fields[1])
             except (ValueError, IndexError):
                 raise FabricError(f"{path}:{number}: expected '{expected}', got {raw!r}") from None
+            rows.append(checked_row(path, number, *row))
         return rows
 
 
@@ -184,19 +185,27 @@ def read_csv_points(path: Path, size: str = "bytes", seconds: str = "seconds") -
         rows = []
         for row in reader:
             try:
-                rows.append((int(float(row[size])), float(row[seconds])))
+                parsed = int(float(row[size])), float(row[seconds])
             except (TypeError, ValueError) as exc:
                 raise FabricError(f"{path}:{reader.line_num}: {exc}") from None
+            rows.append(checked_row(path, reader.line_num, *parsed))
     return _points(path, [b for b, _ in rows], [s for _, s in rows])
+
+
+def checked_row(path: Path, line: int, size: int, value: float) -> tuple[int, float]:
+    """A measured row, once its size is at least 0 and its value a positive number;
+    FabricError naming the file and the line otherwise."""
+    if size < 0:
+        raise FabricError(f"{path}:{line}: a message size of {size} bytes; sizes are >= 0")
+    if not math.isfinite(value) or value <= 0:
+        raise FabricError(f"{path}:{line}: {value:g} is not a positive time or rate")
+    return size, value
 
 
 def _points(path: Path, nbytes: list[int], seconds: list[float]) -> Points:
     if len(nbytes) < 2 or len(set(nbytes)) < 2:
         raise FabricError(f"{path}: need at least two distinct message sizes")
-    times = np.asarray(seconds, dtype=float)
-    if not np.all(np.isfinite(times)) or np.any(times <= 0) or min(nbytes) < 0:
-        raise FabricError(f"{path}: sizes must be >= 0 and times positive")
-    return Points(np.asarray(nbytes, dtype=float), times)
+    return Points(np.asarray(nbytes, dtype=float), np.asarray(seconds, dtype=float))
 
 
 def read_measurements(path: Path, fmt: str | None = None, table: int | None = None) -> Points:
