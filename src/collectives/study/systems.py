@@ -72,41 +72,53 @@ def resolve(
     accelerator, library_entry = entry["accelerator"], entry["library"]
     libraries = nccl.libraries()
     if library_entry["name"] not in libraries:
-        raise SystemEntryError(f"{where}.library.name: {library_entry['name']} has no model "
-                          f"(modelled: {', '.join(sorted(libraries))})")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.library.name: {library_entry['name']} has no model "
+            f"(modelled: {', '.join(sorted(libraries))})"
+        )
     library = libraries[library_entry["name"]]
     if library.vendor != accelerator["vendor"]:
-        raise SystemEntryError(f"{where}.library.name: {library.name} runs on "
-                               f"{library.vendor} GPUs, the accelerator is "
-                               f"{accelerator['vendor']}'s")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.library.name: {library.name} runs on "
+            f"{library.vendor} GPUs, the accelerator is "
+            f"{accelerator['vendor']}'s"
+        )
     kind = entry["scale_up"]["kind"]
     if SCALE_UP_VENDOR[kind] != accelerator["vendor"]:
-        raise SystemEntryError(f"{where}.scale_up.kind: {kind} joins {SCALE_UP_VENDOR[kind]} GPUs, "
-                          f"the accelerator is {accelerator['vendor']}'s")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.scale_up.kind: {kind} joins {SCALE_UP_VENDOR[kind]} GPUs, "
+            f"the accelerator is {accelerator['vendor']}'s"
+        )
     generation = accelerator["generation"]
     if generation not in library.generations:
-        raise SystemEntryError(f"{where}.accelerator.generation: {generation} is not a generation "
-                          f"{library.name} runs on ({', '.join(library.generations)})")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.accelerator.generation: {generation} is not a generation "
+            f"{library.name} runs on ({', '.join(library.generations)})"
+        )
     cpu = entry["cpu"]["arch"], entry["cpu"]["vendor"]
     if cpu not in CPU_CLASS:
-        raise SystemEntryError(f"{where}.cpu: {cpu[1]} builds no {cpu[0]} CPU the model knows "
-                          f"({', '.join('/'.join(pair) for pair in CPU_CLASS)})")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.cpu: {cpu[1]} builds no {cpu[0]} CPU the model knows "
+            f"({', '.join('/'.join(pair) for pair in CPU_CLASS)})"
+        )
     _check_nodes(where, entry)
     warnings: list[str] = []
-    release = _release(where, library, library_entry.get("release"), logged, generation,
-                       warnings)  # fmt: skip
+    release = _release(where, library, library_entry.get("release"), logged, generation, warnings)
     floor, floor_from = _call_floor(library, generation, costs.get("call_floor", {}))
     if not floor_from:  # another generation's standing in is said in the call_floor_from column
-        warnings.append(f"{where}: no per-call floor measured for any {library.name} GPU; "
-                        "priced without one")  # fmt: skip
+        warnings.append(
+            f"{where}: no per-call floor measured for any {library.name} GPU; priced without one"
+        )
     spans = entry["nodes"] * entry["gpus_per_node"] > domain_gpus(entry)
     network = entry["scale_out"]["kind"]
     latencies, reference = costs.get("network_latency", {}), costs.get("reference", "infiniband")
     net_latency = 0.0
     if spans and network not in latencies:
-        warnings.append(f"{where}.scale_out.kind: no latency measured for {network}; "
-                        f"its network steps are priced at {reference}'s, as the tables "
-                        "are")  # fmt: skip
+        warnings.append(
+            f"{where}.scale_out.kind: no latency measured for {network}; "
+            f"its network steps are priced at {reference}'s, as the tables "
+            "are"
+        )
     elif spans and reference in latencies:
         net_latency = max(0.0, latencies[network] - latencies[reference])
     resolved = {
@@ -124,17 +136,22 @@ def _check_nodes(where: str, entry: Mapping[str, Any]) -> None:
     per_node, out = entry["gpus_per_node"], entry["scale_out"]
     served = out["nics"] * out["gpus_per_nic"]
     if not math.isclose(served, per_node):
-        raise SystemEntryError(f"{where}.scale_out.gpus_per_nic: {out['nics']} NICs serving "
-                          f"{out['gpus_per_nic']:g} GPUs each are {served:g} GPUs, the node "
-                          f"has {per_node}")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.scale_out.gpus_per_nic: {out['nics']} NICs serving "
+            f"{out['gpus_per_nic']:g} GPUs each are {served:g} GPUs, the node "
+            f"has {per_node}"
+        )
     size = entry["scale_up"].get("gpus", per_node)
     if size % per_node:
-        raise SystemEntryError(f"{where}.scale_up.gpus: a domain of {size} GPUs does not "
-                               f"hold whole nodes of {per_node}")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.scale_up.gpus: a domain of {size} GPUs does not "
+            f"hold whole nodes of {per_node}"
+        )
     ranks = entry["nodes"] * per_node
     if ranks > size and ranks % size:
-        raise SystemEntryError(f"{where}.nodes: {ranks} GPUs do not fill whole scale-up domains of "
-                          f"{size}")  # fmt: skip
+        raise SystemEntryError(
+            f"{where}.nodes: {ranks} GPUs do not fill whole scale-up domains of {size}"
+        )
 
 
 def _release(
@@ -148,24 +165,30 @@ def _release(
     """The release the system ran (the entry's, else its log's) and the one modelled for it."""
     if logged is not None:
         if logged[0] != library.name:
-            raise SystemEntryError(f"{where}.library.name: the log ran {logged[0]}, the entry says "
-                              f"{library.name}")  # fmt: skip
+            raise SystemEntryError(
+                f"{where}.library.name: the log ran {logged[0]}, the entry says {library.name}"
+            )
         if named is not None and named != logged[1]:
-            raise SystemEntryError(f"{where}.library.release: the log ran {logged[1]}, the entry "
-                              f"says {named}")  # fmt: skip
+            raise SystemEntryError(
+                f"{where}.library.release: the log ran {logged[1]}, the entry says {named}"
+            )
         named = logged[1]
     upper = library.name.upper()
     if named is None:
         modelled = library.first_for(library.generations[generation]).version
         note = f"no release named: {modelled}, the first modelled for {generation}"
-        warnings.append(f"{where}: no {upper} release named (entry or log); priced with "
-                        f"{modelled}, the first modelled for {generation}")  # fmt: skip
+        warnings.append(
+            f"{where}: no {upper} release named (entry or log); priced with "
+            f"{modelled}, the first modelled for {generation}"
+        )
         return {"named": "", "modelled": modelled, "note": note}
     modelled = library.nearest(named).version
     note = "" if modelled == named else f"{named} not modelled: {modelled}, the nearest"
     if note:
-        warnings.append(f"{where}: {upper} {named} is not modelled; priced with {modelled}, "
-                        "the nearest modelled release")  # fmt: skip
+        warnings.append(
+            f"{where}: {upper} {named} is not modelled; priced with {modelled}, "
+            "the nearest modelled release"
+        )
     return {"named": named, "modelled": modelled, "note": note}
 
 
