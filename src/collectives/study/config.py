@@ -31,7 +31,7 @@ from .fabrics import (
 )
 from .grid import expand_axis
 from .nccl_tests import read_call_floor, read_nccl_tests
-from .systems import SystemEntryError, domain_gpus, resolve
+from .systems import SystemEntryError, domain_gpus, domain_size, fills_domains, resolve
 
 FABRIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -322,25 +322,23 @@ def _gpu_costs(config: dict[str, Any], basedir: Path) -> dict[str, Any]:
 
 def _nccl_choice(given: dict[str, Any], systems: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The NCCL choice map's system, node counts and sizes: as given, else the system of most
-    nodes among those whose NCCL release the model has, powers of two up to its nodes, and
-    8 B to 512 MiB by factors of 4."""
+    nodes among those priced with their own release, the powers of two up to its nodes that
+    fill whole scale-up domains, and 8 B to 512 MiB by factors of 4."""
     named = [name for name, entry in systems.items() if not entry["resolved"]["release_note"]]
     system = given.get("system") or max(named or systems, key=lambda n: systems[n]["nodes"])
     if system not in systems:
         raise ConfigError(f"figures.nccl_choice.system: no system {system!r} in gpu_systems")
     entry = systems[system]
     per_node, most = entry["gpus_per_node"], entry["nodes"]
-    domain = entry["scale_up"].get("gpus", per_node)
-    fills = lambda count: count * per_node <= domain or count * per_node % domain == 0  # noqa: E731
     nodes = given.get("nodes") or [
-        2**k for k in range(most.bit_length()) if 2**k * per_node > 1 and fills(2**k)
+        2**k for k in range(most.bit_length()) if 2**k * per_node > 1 and fills_domains(entry, 2**k)
     ]
     for index, count in enumerate(nodes):
         if count * per_node < 2:
             raise ConfigError(f"figures.nccl_choice.nodes[{index}]: {count} nodes hold no GPU pair")
-        if not fills(count):
+        if not fills_domains(entry, count):
             raise ConfigError(f"figures.nccl_choice.nodes[{index}]: {count} nodes do not fill "
-                              f"whole scale-up domains of {domain} GPUs")  # fmt: skip
+                              f"whole scale-up domains of {domain_size(entry)} GPUs")  # fmt: skip
     sizes = given.get("message_bytes") or [8 * 4**k for k in range(14)]
     return {"system": system, "nodes": list(nodes), "message_bytes": list(sizes)}
 

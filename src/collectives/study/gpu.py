@@ -20,8 +20,9 @@ rungs predict every size of the log (out of place, as nccl-tests reports first):
 The NCCL rungs price the release modelled for the system's (collectives.study.systems: the
 nearest modelled release of the same library where its own is not, said so in the
 `release_modelled` column), plus what NCCL's tables leave out: the per-call floor of the
-GPU's generation once, and the network's latency per step beyond InfiniBand's. An AMD
-system runs RCCL's model, the same tuning structure with RCCL's own tables.
+GPU's generation once, and the network's latency per step beyond InfiniBand's. A library
+without a modelled release (RCCL, today) is refused by the config check, never priced with
+another vendor's model.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ..run.record import bus_bandwidth
 from ..transport.dry import dry_trace
 from ..transport.trace import Trace
 from .nccl_tests import ITEMSIZE, read_nccl_tests
-from .systems import domain_gpus, modelled_release, nccl_system
+from .systems import domain_gpus, domain_nics, modelled_release, nccl_system
 from .validation import within_factor
 
 LINK_RUNG = "link_alpha_beta"  # link-level α-β, replayed
@@ -59,16 +60,15 @@ def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric
     nodes a domain spans (as rails where each serves whole GPUs), the link classes of the
     link-level fabrics it names."""
     intra, inter = fabrics[entry["intra_fabric"]], fabrics[entry["inter_fabric"]]
-    domain, out = domain_gpus(entry), entry["scale_out"]
     return Fabric(
         name,
         "structured",
         inter.link,
         description=f"{entry['nodes']} x {entry['gpus_per_node']} {entry['accelerator']['model']}",
-        ranks_per_node=domain,
-        nic_per_node=round(out["nics"] * domain / entry["gpus_per_node"]),
+        ranks_per_node=domain_gpus(entry),
+        nic_per_node=domain_nics(entry),
         intra=intra.link,
-        rails=float(out["gpus_per_nic"]).is_integer(),
+        rails=float(entry["scale_out"]["gpus_per_nic"]).is_integer(),
     )
 
 

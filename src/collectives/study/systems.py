@@ -27,26 +27,39 @@ class SystemEntryError(ValueError):
     """A GPU system the model cannot price: the message names the field, in one line."""
 
 
+def domain_size(entry: Mapping[str, Any]) -> int:
+    """GPUs one scale-up domain joins: its own size, else one node's."""
+    return entry["scale_up"].get("gpus", entry["gpus_per_node"])
+
+
 def domain_gpus(entry: Mapping[str, Any]) -> int:
     """GPUs of the run that one scale-up domain joins: the domain's size, at most the run."""
-    per_node = entry["gpus_per_node"]
-    return min(entry["scale_up"].get("gpus", per_node), entry["nodes"] * per_node)
+    return min(domain_size(entry), entry["nodes"] * entry["gpus_per_node"])
+
+
+def domain_nics(entry: Mapping[str, Any]) -> int:
+    """NICs of one domain of the run: those of every node it spans."""
+    return round(entry["scale_out"]["nics"] * domain_gpus(entry) / entry["gpus_per_node"])
+
+
+def fills_domains(entry: Mapping[str, Any], nodes: int) -> bool:
+    """Whether `nodes` of the system's nodes lie in one scale-up domain or fill whole ones."""
+    gpus, size = nodes * entry["gpus_per_node"], domain_size(entry)
+    return gpus <= size or gpus % size == 0
 
 
 def nccl_system(entry: Mapping[str, Any]) -> nccl.System:
     """What the library's tuning reads of a resolved entry: a node of its tables is one
     scale-up domain, with the NICs of the nodes it spans."""
     ranks = entry["nodes"] * entry["gpus_per_node"]
-    domain = domain_gpus(entry)
-    out = entry["scale_out"]
     resolved = entry["resolved"]
     return nccl.System(
         ranks=ranks,
-        nodes=ranks // domain,
+        nodes=ranks // domain_gpus(entry),
         compute_capability=resolved["compute_capability"],
         nvlinks=entry["scale_up"]["links"],
-        nics_per_node=round(out["nics"] * domain / entry["gpus_per_node"]),
-        nic_GBps=out["Gbps"] / 8,
+        nics_per_node=domain_nics(entry),
+        nic_GBps=entry["scale_out"]["Gbps"] / 8,
         cpu=CPU_CLASS[entry["cpu"]["arch"], entry["cpu"]["vendor"]],
         net_latency_us=resolved["net_latency_us"],
         call_floor_us=resolved["call_floor_us"],
@@ -141,16 +154,16 @@ def _check_nodes(where: str, entry: Mapping[str, Any]) -> None:
             f"{out['gpus_per_nic']:g} GPUs each are {served:g} GPUs, the node "
             f"has {per_node}"
         )
-    size = entry["scale_up"].get("gpus", per_node)
+    size = domain_size(entry)
     if size % per_node:
         raise SystemEntryError(
             f"{where}.scale_up.gpus: a domain of {size} GPUs does not "
             f"hold whole nodes of {per_node}"
         )
-    ranks = entry["nodes"] * per_node
-    if ranks > size and ranks % size:
+    if not fills_domains(entry, entry["nodes"]):
         raise SystemEntryError(
-            f"{where}.nodes: {ranks} GPUs do not fill whole scale-up domains of {size}"
+            f"{where}.nodes: {entry['nodes'] * per_node} GPUs do not fill whole scale-up "
+            f"domains of {size}"
         )
 
 
