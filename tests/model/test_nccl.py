@@ -1,4 +1,5 @@
-"""NCCL 2.8.4's own model, by hand from tuning.cc's formulas, on ABCI's A100 nodes."""
+"""NCCL's own model, by hand from tuning.cc's and search.cc's rules: on ABCI's A100 nodes,
+and NVLS on H100 nodes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collectives.model import nccl
 
 RELEASE = nccl.libraries()["nccl"].releases["2.8.4"]
 NEWER = nccl.libraries()["nccl"].releases["2.20.3"]
+LIBRARY = nccl.libraries()["nccl"]
 
 ONE_NODE = nccl.System(8, 1, 80, 12, 4, 25.0, cpu="amd")
 TWO_NODES = nccl.System(16, 2, 80, 12, 4, 25.0, cpu="amd")
@@ -163,3 +165,45 @@ def test_2_21_5_halves_ring_ll_and_2_23_4_prices_one_gpu_a_node_at_the_tree_s_ne
     for version, ring_net in (("2.22.3", 2.7), ("2.23.4", 5.0)):  # ring LL, then tree LL's
         release = library.releases[version]
         assert nccl.step_latency(spread, release, "ring", "LL", "net") == ring_net
+
+
+def _hopper(nodes: int, per_node: int = 8, **given) -> nccl.System:
+    """H100 domains of `per_node` GPUs, 18 NVLinks each, an NVSwitch, 8 NICs of 50 GB/s."""
+    facts = dict(ranks=nodes * per_node, nodes=nodes, compute_capability=90, nvlinks=18,
+                 nics_per_node=8, nic_GBps=50.0, nvswitch=True)  # fmt: skip
+    return nccl.System(**(facts | given))
+
+
+def test_nvls_by_hand_inside_an_h100_node():
+    # 18 x 20.6 = 370.8 GB/s a GPU; 9 x 40 fits, 9 x 50 does not: 8 channels of 40 GB/s;
+    # one node, so the second pass raises bwInter up the intra list to its top, 60
+    release = LIBRARY.releases["2.21.5"]
+    assert nccl.nvls_search(_hopper(1), release) == nccl.NvlsGraph(8, 40.0, 60.0)
+    latency, algbw = nccl.tuning(_hopper(1), release)["nvls", "Simple"]
+    assert (latency, algbw) == (25.0, pytest.approx(8 * 40 * 5 / 6))
+    # 2.28.9: a channel at 40 x 0.85 x 7/8 x 2 = 59.5, under bwInter's 60; the ring's ratio
+    latency, algbw = nccl.tuning(_hopper(1), LIBRARY.releases["2.28.9"])["nvls", "Simple"]
+    assert algbw == pytest.approx(8 * 59.5 * 8 / 14)
+    assert ("nvls_tree", "Simple") not in nccl.tuning(_hopper(1), release)  # one domain
+
+
+def test_nvls_tree_by_hand_across_two_h100_nodes():
+    # a head's NICs carry 50 GB/s: the inter list's 40 (9 x 42 > 370.8), raised to 48
+    release = LIBRARY.releases["2.20.3"]
+    two = _hopper(2)
+    assert nccl.nvls_search(two, release) == nccl.NvlsGraph(8, 40.0, 48.0)
+    tuned = nccl.tuning(two, release)
+    assert ("nvls", "Simple") not in tuned  # NVLS across domains needs CollNet
+    latency, algbw = tuned["nvls_tree", "Simple"]
+    assert latency == 23.0 + 2 * 1 * 14.0  # NVLink's step, 2 log2(2) network steps
+    assert algbw == pytest.approx(min(40.0, 48.0) * 8 * 5 / 6)
+    assert nccl.choice(two, release, [1 << 30])[0][:2] == ("nvls_tree", "Simple")
+
+
+def test_nvls_needs_hopper_an_nvswitch_and_enough_gpus():
+    release = LIBRARY.releases["2.21.5"]
+    assert nccl.nvls_search(_hopper(1, compute_capability=80), release) is None
+    assert nccl.nvls_search(_hopper(1, nvswitch=False), release) is None
+    assert nccl.nvls_search(_hopper(1, per_node=2), release) is None  # more than two, until 2.28
+    assert nccl.nvls_search(_hopper(1, per_node=2), LIBRARY.releases["2.28.9"]) is not None
+    assert nccl.nvls_search(_hopper(1), LIBRARY.releases["2.8.4"]) is None  # before NVLS

@@ -39,7 +39,7 @@ def test_an_nvlink_domain_across_trays_is_one_node_of_the_tables():
     two = resolve("nvl72x2", NVL72 | {"nodes": 36}, None, COSTS)[0]
     assert (nccl_system(two).nodes, nccl_system(two).ranks) == (2, 144)  # two domains
     release = nccl.libraries()["nccl"].releases["2.26.6"]
-    assert nccl.choice(nccl_system(two), release, [8])[0][:2] in {("tree", "LL"), ("ring", "LL")}
+    assert nccl.choice(nccl_system(two), release, [8])[0][:2] == ("nvls_tree", "Simple")
 
 
 def test_a_partial_domain_of_a_few_trays_is_one_node_of_the_run_s_gpus():

@@ -15,8 +15,10 @@ scale-up domain. The network plugin's own latency (the graph's latencyInter) is 
 0, as InfiniBand's verbs plugin reports it; what the tables leave out (the per-call floor,
 a network's latency beyond InfiniBand's) prices NCCL's choice without changing it.
 The protocols: LL carries 8 bytes of data in 16 (flags), LL128 120 in 128, Simple all of it,
-with a larger latency per step. NVLS and CollNet (NVSwitch and in-network reductions) are
-not modelled: a release that has them is priced over its ring and tree alone.
+with a larger latency per step. NVLS (the NVSwitch reduces: one scale-up domain) and
+NVLS_TREE (NVLS in each domain, a tree across them) run Simple only, from sm_90 on with an
+NVSwitch, over the NVLS graph (`nvls_search`). CollNet (in-network reduction, SHARP) is not
+modelled.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-ALGORITHMS = ("tree", "ring")
+ALGORITHMS = ("tree", "ring")  # over every protocol
+NVLS_ALGORITHMS = ("nvls", "nvls_tree")  # Simple only
 PROTOCOLS = ("LL", "LL128", "Simple")
 Table = tuple[tuple[float, ...], ...]  # [capability or CPU row][node index] -> GB/s
 RELEASES_DIR = Path(__file__).with_name("releases")  # one TOML file per library
@@ -78,6 +81,10 @@ class Release:
     # below below_GBps: ncclTopoDupChannels does not double
     post_double: dict[str, Any] | None = None  # capability (or capability_at_least),
     # above_GBps, below_channels: connect.cc doubles the launched channels again across nodes
+    nvls: dict[str, Any] | None = None  # NVLS and NVLS_TREE (2.19 on): nvlink_latency,
+    # net_latency (NVLS, NVLS_TREE), min_gpus_per_node, bandwidth ("min_graph": the graph's
+    # min(bwIntra, bwInter) x 5/6; "efficiency": bwIntra x efficiency[row] x (C-1)/C x 2,
+    # the ring's ratio), efficiency, tree_max_bw_per_channel ([row][node index])
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,7 @@ class System:
     cpu: str = "intel"  # the CPU class tuning.cc tells apart: intel, amd (x86), other
     net_latency_us: float = 0.0  # a network step's latency beyond NCCL's tables (InfiniBand's)
     call_floor_us: float = 0.0  # what every call pays before any link (enqueue, launch)
+    nvswitch: bool = False  # the domain's GPUs meet in NVSwitches (NVLS reduces there)
 
 
 @dataclass(frozen=True)
@@ -253,6 +261,77 @@ def tree_search(system: System, release: Release) -> Graph:
     carried = [s for s in faster if s >= base and s * ring.channels <= width]
     reaching = [s for s in carried if s >= 2 * base]
     return Graph(ring.channels, reaching[0] if reaching else max(carried, default=base))
+
+
+@dataclass(frozen=True)
+class NvlsGraph:
+    """The NVLS search's outcome: one channel per head GPU, its speeds inside the domain
+    (bwIntra) and towards the network (bwInter)."""
+
+    channels: int
+    intra: float
+    inter: float
+
+
+def nvls_search(system: System, release: Release) -> NvlsGraph | None:
+    """The NVLS graph, or None where NVLS does not run (no NVSwitch, before sm_90, too few
+    GPUs a domain, a release without it). Every GPU of a domain heads a channel (search.cc:
+    "NVLS channels correspond to GPUs pulling from NVLS"); a head's NVLinks carry its own
+    channel twice and every other once, so the speed is the first of the list with
+    (channels + 1) x speed within one GPU's NVLinks and, across domains, within the NICs that
+    serve one GPU. The second pass raises bwInter along the list while it stays under twice
+    bwIntra and the NICs carry it."""
+    rule, per_node = release.nvls, system.ranks // system.nodes
+    capability = system.compute_capability
+    if rule is None or not system.nvswitch or capability < 90:
+        return None
+    if per_node < rule["min_gpus_per_node"]:
+        return None
+    channels = min(per_node, release.max_search_channels)
+    width = system.nvlinks * nvlink_width(release, capability)
+    across = system.nodes > 1
+    head = system.nics_per_node * system.nic_GBps / per_node if across else math.inf
+    speeds = search_speeds(release, across, capability)
+    fitting = [s for s in speeds if (channels + 1) * s <= width and s <= head]
+    if not fitting:
+        return None
+    intra = inter = fitting[0]
+    for faster in sorted(s for s in speeds if s > intra):
+        if inter >= 2 * intra or faster > head:
+            break
+        inter = faster
+    return NvlsGraph(channels, intra, inter)
+
+
+def nvls_tuning(system: System, release: Release, algorithm: str) -> tuple[float, float] | None:
+    """NCCL's (latency µs, algorithm bandwidth GB/s) of NVLS (one domain) or NVLS_TREE
+    (across domains), or None where it does not run: the graph's channels x the bandwidth
+    its rule gives a channel; the latency NVLink's step, plus across domains 2 log2(nodes)
+    network steps (the system's own network latency included)."""
+    graph, rule = nvls_search(system, release), release.nvls
+    tree = algorithm == "nvls_tree"
+    if graph is None or tree != (system.nodes > 1):
+        return None
+    row, node_index = capability_row(release, system.compute_capability), min(system.nodes, 3) - 1
+    steps = 2 * (system.ranks - 1)
+    if rule["bandwidth"] == "efficiency":
+        if graph.channels < 2:
+            return None
+        intra = graph.intra * rule["efficiency"][row] * (graph.channels - 1) / graph.channels * 2
+        inter = graph.inter * (2 if tree and system.nodes <= 2 else 1)
+        caps = [intra, inter] + ([rule["tree_max_bw_per_channel"][row][node_index]] if tree else [])
+        ratio = system.ranks / steps
+    else:
+        caps = [graph.intra, graph.inter if system.nodes <= 2 else graph.inter / 2]
+        ratio = 5 / 6
+    bus = graph.channels * min(caps)
+    if bus <= 0:
+        return None
+    latency = rule["nvlink_latency"]
+    if tree:
+        net = rule["net_latency"][1] + system.net_latency_us
+        latency += 2 * (system.nodes.bit_length() - 1) * net
+    return latency, bus * ratio
 
 
 def launched_channels(system: System, release: Release) -> int:
@@ -337,7 +416,7 @@ def step_latency(
 
 def tuning(system: System, release: Release) -> dict[tuple[str, str], tuple[float, float]]:
     """NCCL's (latency µs, algorithm bandwidth GB/s) of each algorithm × protocol of the
-    all-reduce on `system` (tuning.cc's ncclTopoTuneModel, ring and tree): a base latency,
+    all-reduce on `system` (tuning.cc's ncclTopoTuneModel; NVLS's where it runs): a base latency,
     plus one per step (2(N-1) for the ring, of which the release's count cross the network;
     2 per level of the trees); the ring's bus bandwidth times N/(2(N-1)), the tree's times 1/2."""
     nodes, ranks = system.nodes, system.ranks
@@ -361,6 +440,10 @@ def tuning(system: System, release: Release) -> dict[tuple[str, str], tuple[floa
                 latency,
                 bus_bandwidth(system, release, algorithm, protocol) * ratio,
             )
+    for algorithm in NVLS_ALGORITHMS:
+        priced = nvls_tuning(system, release, algorithm)
+        if priced is not None:
+            tuned[algorithm, "Simple"] = priced
     return tuned
 
 

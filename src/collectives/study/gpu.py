@@ -15,7 +15,8 @@ rungs predict every size of the log (out of place, as nccl-tests reports first):
   costs: each step its hardware latency over NVLink or the network, each byte at the
   protocol's bus bandwidth, plus the base latency once. A step's latency is NCCL's
   synchronisation, which overlaps the bytes of the chunks behind it: a message holds its
-  ports for its bytes alone (the replay's pipelined mode).
+  ports for its bytes alone (the replay's pipelined mode). NVLS and NVLS_TREE reduce in the
+  switch, which no trace of ours holds: where NCCL picks them, this rung is the model's.
 
 The NCCL rungs price the release modelled for the system's (collectives.study.systems: the
 nearest modelled release of the same library where its own is not, said so in the
@@ -105,7 +106,7 @@ def gpu_against_clock(
                 REPLAY_RUNG: nccl_replayed(
                     system, release, per_node, algorithm, protocol,
                     max(1, row.bytes // itemsize), itemsize, traces,
-                ),
+                ) if algorithm in NCCL_TRACES else nccl_time,
             }  # fmt: skip
             rows.append(
                 {

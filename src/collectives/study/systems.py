@@ -63,6 +63,7 @@ def nccl_system(entry: Mapping[str, Any]) -> nccl.System:
         cpu=CPU_CLASS[entry["cpu"]["arch"], entry["cpu"]["vendor"]],
         net_latency_us=resolved["net_latency_us"],
         call_floor_us=resolved["call_floor_us"],
+        nvswitch=entry["scale_up"]["kind"] == "nvswitch",
     )
 
 

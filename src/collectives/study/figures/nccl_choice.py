@@ -9,10 +9,12 @@ from matplotlib.patches import Patch
 from ... import registry
 from .style import GUIDE, Plot, bytes_axis, colour, edges, label, legend_below, panels
 
-# NCCL's choices: the tree in blues and the ring in oranges, darker for the heavier protocol
+# NCCL's choices: the tree in blues and the ring in oranges, darker for the heavier
+# protocol; NVLS (the switch reduces) in greens
 NCCL_COLOURS = {
     "tree/LL": "#C6DBEF", "tree/LL128": "#6BAED6", "tree/Simple": "#08519C",
     "ring/LL": "#FDD0A2", "ring/LL128": "#FD8D3C", "ring/Simple": "#A63603",
+    "nvls/Simple": "#74C476", "nvls_tree/Simple": "#006D2C",
 }  # fmt: skip
 
 
