@@ -29,6 +29,14 @@ include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
 
 
+# The targets: they run nothing, on the node that runs Snakemake. Every other rule names its
+# SLURM group (grid: the measure jobs; analysis: what follows them) or is a timing job that
+# profiles/slurm gives a node of its own.
+localrules:
+    all,
+    runs,
+
+
 rule all:
     default_target: True
     input:

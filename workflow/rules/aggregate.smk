@@ -14,6 +14,8 @@ rule aggregate:
     benchmark:
         paths.benchmark("aggregate")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
     conda:
         ENV
     script:

@@ -16,6 +16,8 @@ rule costs:
     benchmark:
         paths.benchmark("costs")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
     conda:
         ENV
     params:
@@ -34,6 +36,8 @@ rule cost_model:
     benchmark:
         paths.benchmark("cost_model")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
     conda:
         ENV
     script:
@@ -50,6 +54,8 @@ rule workloads:
     benchmark:
         paths.benchmark("workloads")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
     conda:
         ENV
     params:
@@ -75,6 +81,8 @@ rule selection:
     benchmark:
         paths.benchmark("selection")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
     conda:
         ENV
     params:

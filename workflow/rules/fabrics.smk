@@ -44,6 +44,8 @@ rule fabric:
     benchmark:
         paths.benchmark("fabric", "{fabric}")
     priority: 1
+    group:
+        "analysis"
     conda:
         ENV
     params:
@@ -62,6 +64,8 @@ rule fabrics_table:
     benchmark:
         paths.benchmark("fabrics_table")
     priority: 1
+    group:
+        "analysis"
     conda:
         ENV
     script:
@@ -84,6 +88,8 @@ rule replay:
     benchmark:
         paths.benchmark("replay", "{fabric}")
     priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
     conda:
         ENV
     params:

@@ -146,6 +146,16 @@ FIGURES = {
 }
 
 
+# The SLURM group of each section's figures: the study's and the GPU systems' join the
+# analysis; the timed ones follow the timing jobs (profiles/slurm/README.md).
+SECTION_GROUP = {
+    "study": "analysis",
+    "gpu": "analysis",
+    "wallclock": "results",
+    "tuning": "results",
+}
+
+
 for figure, row in FIGURES.items():
 
     rule:
@@ -160,6 +170,8 @@ for figure, row in FIGURES.items():
         benchmark:
             paths.benchmark(f"figure_{figure}")
         priority: 1  # the tail of the DAG: start as soon as the inputs exist
+        group:
+            SECTION_GROUP[row["section"]]
         conda:
             ENV
         params:

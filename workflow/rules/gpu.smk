@@ -14,6 +14,8 @@ rule gpu_system:
         paths.log("gpu/{system}"),
     benchmark:
         paths.benchmark("gpu_system", "{system}")
+    group:
+        "analysis"
     conda:
         ENV
     params:
@@ -36,6 +38,8 @@ rule validation_gpu:
         paths.log("validation_gpu"),
     benchmark:
         paths.benchmark("validation_gpu")
+    group:
+        "analysis"
     conda:
         ENV
     params:
@@ -53,6 +57,8 @@ rule nccl_choice_map:
         paths.log("nccl_choice_map"),
     benchmark:
         paths.benchmark("nccl_choice_map")
+    group:
+        "analysis"
     conda:
         ENV
     params:

@@ -10,6 +10,8 @@ rule library:
         paths.log("libraries/{library}"),
     benchmark:
         paths.benchmark("library", "{library}")
+    group:
+        "setup"
     conda:
         ENV
     params:
@@ -82,6 +84,8 @@ rule library_probe:
         paths.log("tuning/{library}/{setting}/N{ranks}.probe"),
     benchmark:
         paths.benchmark("library_probe", "{library}/{setting}/N{ranks}")
+    group:
+        "tuning"
     conda:
         ENV
     threads: all_cores  # N ranks of MPI
@@ -112,6 +116,8 @@ rule clock_selection:
     benchmark:
         paths.benchmark("clock_selection")
     priority: 1
+    group:
+        "tuning"
     conda:
         ENV
     params:
@@ -137,6 +143,8 @@ rule tuned_vs_default:
     benchmark:
         paths.benchmark("tuned_vs_default")
     priority: 1
+    group:
+        "results"
     conda:
         ENV
     params:

@@ -10,6 +10,8 @@ rule measure:
         paths.log("measure/{dtype}/{algorithm}/N{ranks}_M{elements}"),
     benchmark:
         paths.benchmark("measure", "{dtype}/{algorithm}/N{ranks}_M{elements}")
+    group:
+        "grid"
     conda:
         ENV
     threads: measure_threads

@@ -21,6 +21,8 @@ rule pipeline_timing:
         paths.log("pipeline_timing"),
     benchmark:
         paths.benchmark("pipeline_timing")
+    group:
+        "results"
     conda:
         ENV
     script:

@@ -77,6 +77,8 @@ rule wallclock_table:
     benchmark:
         paths.benchmark("wallclock_table")
     priority: 1
+    group:
+        "results"
     conda:
         ENV
     script:
@@ -94,6 +96,8 @@ rule validation_cluster:
     benchmark:
         paths.benchmark("validation_cluster", "{cluster}")
     priority: 1
+    group:
+        "analysis"
     conda:
         ENV
     params:
@@ -118,6 +122,8 @@ rule validation_clusters:
     benchmark:
         paths.benchmark("validation_clusters")
     priority: 1
+    group:
+        "analysis"
     conda:
         ENV
     script:
@@ -143,6 +149,8 @@ rule validation:
     benchmark:
         paths.benchmark("validation")
     priority: 1
+    group:
+        "results"
     conda:
         ENV
     params:
