@@ -30,8 +30,8 @@ include: "workflow/rules/report.smk"
 
 
 # The targets: they run nothing, on the node that runs Snakemake. Every other rule names its
-# SLURM group (grid: the measure jobs; analysis: what follows them) or is a timing job that
-# profiles/slurm gives a node of its own.
+# SLURM group or is a timing job that profiles/slurm gives a node of its own
+# (profiles/slurm/README.md, "Fewer submissions").
 localrules:
     all,
     runs,
