@@ -1,4 +1,4 @@
-"""nccl-tests logs: the six shipped ones as they are, and the shapes they come in."""
+"""nccl-tests and rccl-tests logs: the shipped ones as they are, and the shapes they come in."""
 
 # ruff: noqa: E501  (nccl-tests lines are as wide as the tool prints them)
 from __future__ import annotations
@@ -22,6 +22,10 @@ LOGS = Path(__file__).resolve().parents[2] / "config/fabrics"
         ("aws_p4de_a100_efa400g_nccl_allreduce_16gpus_2nodes.txt", 29, None, None, 78.33),
         ("aws_p5_h100_efa3200g_nccl_allreduce_16gpus_2nodes.txt", 32, None, None, 487.09),
         ("gcp_a3mega_h100_tcpxo_nccl_allreduce_16gpus_2nodes.txt", 31, 16, 2, 338.82),
+        ("redhat_dell_h200_spectrumx_roce400g_nccl_allreduce_16gpus_2nodes.txt", 25, 16, 2, 485.66),
+        ("oci_gb200_v3_mnnvl_nccl_allreduce_128gpus_32trays_2racks.txt", 33, None, None, 683.57),
+        ("amd_mi300x_xgmi_rccl_allreduce_8gpus_1node.txt", 32, 8, 1, 318.98),
+        ("amd_aac10_mi300x_roce_rccl_allreduce_16gpus_2nodes.txt", 32, 16, 2, 357.46),
     ],
 )
 def test_every_shipped_log_reads(name, sizes, ranks, nodes, largest_busbw):
@@ -109,6 +113,9 @@ def test_the_library_release_a_log_names_is_read(tmp_path):
         "# nccl-tests version 2.13.9 nccl-headers=21903 nccl-library=22005\n": ("nccl", "2.20.5"),
         "host:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n": ("nccl", "2.18.5"),
         "# RCCL version 2.22.3+hip6.4\n": ("rccl", "2.22.3"),
+        "rccl-tests: Version develop:448c4c7\nRCCL version : 2.22.3-develop:f5b15f2\n"
+        "HIP version  : 6.3.42131-fa1d09cbd\nROCm version : 6.3.0.0-39-ce2be3b\n"
+        "Hostname     : host\nLibrccl path : /opt/rocm/lib/librccl.so.1\n": ("rccl", "2.22.3"),
         "": None,
     }
     for header, named in cases.items():

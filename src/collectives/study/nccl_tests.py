@@ -6,7 +6,7 @@ a column header, one row per message size with an out-of-place and an in-place g
 time (µs), algbw and busbw (GB/s) and error count, and a summary ("# Avg bus bandwidth").
 Newer versions add a root column and "Group" in the device lines, and name the library
 they ran ("nccl-library=22005"; with NCCL_DEBUG=INFO, "NCCL version 2.20.5"; rccl-tests,
-"RCCL version 2.22.3"). Logs copied from web pages may lack the header blocks; the rows
+"RCCL version : 2.22.3-develop:f5b15f2", after a banner of HIP and ROCm versions). Logs copied from web pages may lack the header blocks; the rows
 alone are enough.
 """
 
@@ -28,9 +28,12 @@ DEVICE = re.compile(
     r"#\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
     r"device\s+(?P<device>\d+)\s+\[[^\]]*\]\s+(?P<model>.+?)\s*$"
 )
-LIBRARY_LINE = re.compile(r"\b(?P<library>NCCL|RCCL) version (?P<release>\d+\.\d+\.\d+)")
+LIBRARY_LINE = re.compile(r"\b(?P<library>NCCL|RCCL) version\s*:?\s*(?P<release>\d+\.\d+\.\d+)")
 LIBRARY_CODE = re.compile(r"\b(?P<library>nccl|rccl)-library=(?P<code>\d{5,})")  # 2.20.5: 22005
-NOT_A_ROW = re.compile(r"\b[NR]CCL (?:INFO|WARN)\b|\b[NR]CCL version ")  # the library's lines
+NOT_A_ROW = re.compile(  # the library's lines, and rccl-tests' banner ("HIP version  : 6.3...")
+    r"\b[NR]CCL (?:INFO|WARN)\b|\b[NR]CCL version\b"
+    r"|^(?:rccl-tests: Version|HIP version|ROCm version|Hostname|Librccl path)\b"
+)
 SETTING = re.compile(r"([A-Za-z][\w ]*?):?\s+(-?\d+)")  # "warmup iters: 5", "nGpus 1"
 ITEMSIZE = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "half": 2,
             "float": 4, "double": 8, "bfloat16": 2, "f8e4m3": 1, "f8e5m2": 1}  # fmt: skip
