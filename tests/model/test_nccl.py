@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.model import nccl
+from collectives.model import libraries, nccl
 
-RELEASE = nccl.libraries()["nccl"].releases["2.8.4"]
-NEWER = nccl.libraries()["nccl"].releases["2.20.3"]
-LIBRARY = nccl.libraries()["nccl"]
+RELEASE = libraries.libraries()["nccl"].releases["2.8.4"]
+NEWER = libraries.libraries()["nccl"].releases["2.20.3"]
+LIBRARY = libraries.libraries()["nccl"]
 
 ONE_NODE = nccl.System(8, 1, 80, 12, 4, 25.0, cpu="amd")
 TWO_NODES = nccl.System(16, 2, 80, 12, 4, 25.0, cpu="amd")
@@ -35,10 +35,10 @@ def test_the_tuning_by_hand():
 
 def test_the_choice_follows_the_size():
     sizes = [8, 65536, 32 * 2**20]
-    assert [c[:2] for c in nccl.choice(ONE_NODE, RELEASE, sizes)] == [
+    assert [c[:2] for c in libraries.choice(ONE_NODE, RELEASE, sizes)] == [
         ("ring", "LL"), ("ring", "LL"), ("ring", "Simple"),
     ]  # fmt: skip
-    (algorithm, protocol, seconds), *_ = nccl.choice(TWO_NODES, RELEASE, sizes)
+    (algorithm, protocol, seconds), *_ = libraries.choice(TWO_NODES, RELEASE, sizes)
     assert (algorithm, protocol) == ("tree", "LL")
     assert seconds == pytest.approx((27.504 + 8 / (1000 * 11.25)) * 1e-6)
 
@@ -116,9 +116,9 @@ def test_one_gpu_a_node_steps_over_pci_and_its_tree_is_nccl_s_tree_pattern():
 
 
 def test_every_release_is_data_and_a_new_one_is_one_entry(tmp_path):
-    library = nccl.libraries()["nccl"]
+    library = libraries.libraries()["nccl"]
     assert {"2.8.4", "2.20.3", "2.21.5", "2.28.9", "2.30.7"} <= set(library.releases)
-    text = nccl.RELEASES_DIR.joinpath("nccl.toml").read_text()
+    text = libraries.RELEASES_DIR.joinpath("nccl.toml").read_text()
     # a release after the newest, as a user adds it: one table, the newest's with one change
     newest = text[text.index('[releases."2.30.7"]') :]
     added = newest.replace('"2.30.7"', '"2.31.1"').replace(
@@ -126,7 +126,7 @@ def test_every_release_is_data_and_a_new_one_is_one_entry(tmp_path):
         "base_latency = { tree = [6.8, 14.0, 8.4], ring = [9.6, 14.0, 8.4] }",
     )
     (tmp_path / "nccl.toml").write_text(text + "\n" + added)
-    extended = nccl.libraries(tmp_path)["nccl"]
+    extended = libraries.libraries(tmp_path)["nccl"]
     assert extended.nearest("2.31.4").version == "2.31.1"  # its patch releases take it
     system = nccl.System(8, 1, 90, 18, 8, 50.0, cpu="intel")
     ring_ll = nccl.tuning(system, extended.releases["2.31.1"])["ring", "LL"][0]
@@ -134,18 +134,18 @@ def test_every_release_is_data_and_a_new_one_is_one_entry(tmp_path):
 
 
 def test_a_release_table_with_a_missing_or_unknown_fact_is_refused(tmp_path):
-    text = nccl.RELEASES_DIR.joinpath("nccl.toml").read_text()
+    text = libraries.RELEASES_DIR.joinpath("nccl.toml").read_text()
     (tmp_path / "nccl.toml").write_text(text.replace("ring_ll_bus_factor = 0.25\n", "", 1))
     with pytest.raises(ValueError, match=r"nccl 2.8.4: missing ring_ll_bus_factor"):
-        nccl.load_library(tmp_path / "nccl.toml")
+        libraries.load_library(tmp_path / "nccl.toml")
     (tmp_path / "nccl.toml").write_text(text.replace("ring_ll_bus_factor = 0.25\n",
                                                      "ring_ll_bus_factr = 0.25\n", 1))  # fmt: skip
     with pytest.raises(ValueError, match=r"nccl 2.8.4: unknown ring_ll_bus_factr"):
-        nccl.load_library(tmp_path / "nccl.toml")
+        libraries.load_library(tmp_path / "nccl.toml")
 
 
 def test_the_nearest_release_is_the_newest_before_else_the_oldest():
-    library = nccl.libraries()["nccl"]
+    library = libraries.libraries()["nccl"]
     assert library.nearest("2.20.3").version == "2.20.3"
     assert library.nearest("2.29.2").version == "2.28.9"  # 2.29 is not modelled
     assert library.nearest("2.19.3").version == "2.8.4"
@@ -155,7 +155,7 @@ def test_the_nearest_release_is_the_newest_before_else_the_oldest():
 
 
 def test_2_21_5_halves_ring_ll_and_2_23_4_prices_one_gpu_a_node_at_the_tree_s_network_step():
-    library = nccl.libraries()["nccl"]
+    library = libraries.libraries()["nccl"]
     one_node = nccl.System(8, 1, 80, 12, 4, 25.0, cpu="amd")
     old, new = (nccl.bus_bandwidth(one_node, library.releases[v], "ring", "LL")
                 for v in ("2.20.3", "2.21.5"))  # fmt: skip
@@ -197,7 +197,7 @@ def test_nvls_tree_by_hand_across_two_h100_nodes():
     latency, algbw = tuned["nvls_tree", "Simple"]
     assert latency == 23.0 + 2 * 1 * 14.0  # NVLink's step, 2 log2(2) network steps
     assert algbw == pytest.approx(min(40.0, 48.0) * 8 * 5 / 6)
-    assert nccl.choice(two, release, [1 << 30])[0][:2] == ("nvls_tree", "Simple")
+    assert libraries.choice(two, release, [1 << 30])[0][:2] == ("nvls_tree", "Simple")
 
 
 def test_nvls_needs_hopper_an_nvswitch_and_enough_gpus():

@@ -141,7 +141,10 @@ def test_a_group_of_one_rank_needs_neither_a_fabric_nor_a_grid_point():
          "gpu_systems.abci-a100-16nodes.nodes: 128 GPUs do not fill whole scale-up domains "
          "of 48"),
         (lambda c: c["gpu_systems"]["abci-a100-1node"]["library"].update(name="rccl"),
-         "gpu_systems.abci-a100-1node.library.name: rccl has no model"),
+         "gpu_systems.abci-a100-1node.library.name: rccl runs on amd GPUs, the accelerator is "
+         "nvidia's"),
+        (lambda c: c["gpu_systems"]["abci-a100-1node"]["library"].update(name="oneccl"),
+         "gpu_systems.abci-a100-1node.library.name: oneccl has no model .modelled: nccl, rccl."),
         (lambda c: c["gpu_systems"]["abci-a100-1node"].update(log="missing.txt"),
          "gpu_systems.abci-a100-1node.log: .*missing.txt: file not found"),
         (lambda c: c["wallclock"]["clusters"]["oci-144"].update(intra_fabric="ndv2"),
@@ -351,13 +354,21 @@ def test_odd_but_readable_files_are_read_and_rough_fits_warned(tmp_path):
     config["fabrics"]["utf16"]["max_fit_error"] = 0.7
     fitted = [w for w in check(config, REPO).warnings if w.startswith("fabrics.")]
     assert len(fitted) == 1  # accepted: no word about it
-    assert check(CONFIG, REPO).warnings == [  # the shipped config accepts its rough fits; its
-        # one GPU system of no named release and no measured network latency is said so
+    assert check(CONFIG, REPO).warnings == [  # the shipped config accepts its rough fits;
+        # what it guesses of its GPU systems is said, one line a guess
         "gpu_systems.gcp-a3mega-2nodes: no NCCL release named (entry or log); priced with "
         "2.20.3, the first modelled for sm_90",
         "gpu_systems.gcp-a3mega-2nodes.scale_out.kind: no latency measured for tcpxo; its "
         "network steps are priced at infiniband's, as the tables are",
-    ]
+        *(f"gpu_systems.{name}: NCCL {named} is not modelled; priced with 2.28.9, the nearest "
+          "modelled release" for name, named in (("dell-h200-roce-2nodes", "2.30.4"),
+                                                 ("oci-gb200-32trays", "2.29.2"))),
+        *(line for name in ("amd-mi300x-1node", "amd-aac10-mi300x-2nodes") for line in (
+            f"gpu_systems.{name}: RCCL 2.22.3 is not modelled; priced with 2.21.5, the nearest "
+            "modelled release",
+            f"gpu_systems.{name}: no per-call floor measured for any rccl GPU; priced without "
+            "one")),
+    ]  # fmt: skip
 
 
 def test_the_one_dtype_is_one_of_the_grid_s():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from collectives import registry
-from collectives.model import nccl
+from collectives.model import libraries, nccl
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.replay import replay
 from collectives.study import gpu
@@ -93,7 +93,7 @@ def test_the_nccl_rungs_are_nccl_s_choice_by_its_model_and_by_our_replay(tmp_pat
                                   tmp_path)  # fmt: skip
     system = gpu.nccl_system(SYSTEM)
     assert (system.ranks, system.compute_capability, system.nic_GBps) == (8, 80, 25.0)
-    chosen = nccl.choice(system, nccl.libraries()["nccl"].releases["2.8.4"], [8, 1048576])
+    chosen = libraries.choice(system, libraries.libraries()["nccl"].releases["2.8.4"], [8, 1048576])
     assert list(table.nccl_choice) == [f"{a}/{p}" for a, p, _ in chosen]
     assert list(table.nccl_model_s) == [seconds for *_, seconds in chosen]
     for row, (algorithm, protocol, _) in zip(table.itertuples(), chosen, strict=True):
@@ -101,11 +101,11 @@ def test_the_nccl_rungs_are_nccl_s_choice_by_its_model_and_by_our_replay(tmp_pat
         entry = registry.get(name)
         given = {"channels": 1} if name == "nccl_ring" else {"ranks_per_node": 4}
         fabric = gpu.nccl_fabric(
-            system, nccl.libraries()["nccl"].releases["2.8.4"], 4, algorithm, protocol
+            system, libraries.libraries()["nccl"].releases["2.8.4"], 4, algorithm, protocol
         )
         trace = dry_trace(entry.bind(**entry.resolve(given, 8)), 8, row.message_bytes // 4, 4)
         base = (
-            nccl.libraries()["nccl"]
+            libraries.libraries()["nccl"]
             .releases["2.8.4"]
             .base_latency[algorithm][nccl.PROTOCOLS.index(protocol)]
         )
@@ -145,9 +145,9 @@ def test_the_floor_is_paid_once_and_the_network_latency_per_network_step(tmp_pat
     assert resolved["call_floor_us"] == 6.0 and resolved["call_floor_from"] == "sm_90"
     assert resolved["net_latency_us"] == 20.0  # EFA's one-way latency beyond InfiniBand's
     plain, paying = gpu.nccl_system(SYSTEM), gpu.nccl_system(resolve("s", efa, None, costs)[0])
-    release = nccl.libraries()["nccl"].releases["2.8.4"]
+    release = libraries.libraries()["nccl"].releases["2.8.4"]
     sizes = [8, 2**20, 2**26]
-    bare, priced = nccl.choice(plain, release, sizes), nccl.choice(paying, release, sizes)
+    bare, priced = libraries.choice(plain, release, sizes), libraries.choice(paying, release, sizes)
     assert [c[:2] for c in bare] == [c[:2] for c in priced]  # NCCL picks by its own tables
     (algorithm, protocol, small), (*_, small_priced) = bare[0], priced[0]
     assert (algorithm, protocol) == ("ring", "LL")  # 2.8.4's ring crosses 2(2 - 1) times
@@ -182,7 +182,7 @@ def test_the_choice_map_is_nccl_s_pick_beside_our_cheapest_at_each_node_count():
     for count, rows in table.groupby("nodes"):
         scaled = SYSTEM | {"nodes": count}
         system = gpu.nccl_system(scaled)
-        chosen = nccl.choice(system, nccl.libraries()["nccl"].releases["2.8.4"], sizes)
+        chosen = libraries.choice(system, libraries.libraries()["nccl"].releases["2.8.4"], sizes)
         assert list(rows.nccl_choice) == [f"{a}/{p}" for a, p, _ in chosen]
         assert list(rows.nccl_model_s) == [seconds for *_, seconds in chosen]
         ours = gpu.cheapest_on_links("s", scaled, fabrics, algorithms, [(m, 4) for m in sizes])

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.model import nccl
+from collectives.model import libraries
 from collectives.study import gpu
 from collectives.study.systems import SystemEntryError, domain_gpus, nccl_system, resolve
 
-COSTS = {"call_floor": {"sm_90": 6.0}, "network_latency": {"infiniband": 1.5, "efa": 21.5},
+COSTS = {"call_floor": {"sm_90": 6.0}, "network_latency": {"infiniband": 1.5, "efa": 21.5, "roce": 1.7},
          "reference": "infiniband"}  # fmt: skip
 # GB200 NVL72: 18 trays of 4 Blackwell GPUs and 2 Grace CPUs, one NVLink domain of 72
 NVL72 = {"log": "", "nodes": 18, "gpus_per_node": 4,
@@ -38,8 +38,8 @@ def test_an_nvlink_domain_across_trays_is_one_node_of_the_tables():
     assert warnings == []
     two = resolve("nvl72x2", NVL72 | {"nodes": 36}, None, COSTS)[0]
     assert (nccl_system(two).nodes, nccl_system(two).ranks) == (2, 144)  # two domains
-    release = nccl.libraries()["nccl"].releases["2.26.6"]
-    assert nccl.choice(nccl_system(two), release, [8])[0][:2] == ("nvls_tree", "Simple")
+    release = libraries.libraries()["nccl"].releases["2.26.6"]
+    assert libraries.choice(nccl_system(two), release, [8])[0][:2] == ("nvls_tree", "Simple")
 
 
 def test_a_partial_domain_of_a_few_trays_is_one_node_of_the_run_s_gpus():
@@ -47,9 +47,20 @@ def test_a_partial_domain_of_a_few_trays_is_one_node_of_the_run_s_gpus():
     assert domain_gpus(entry) == 8 and nccl_system(entry).nodes == 1
 
 
-def test_an_amd_system_is_never_priced_with_nvidia_s_model():
-    with pytest.raises(SystemEntryError, match=r"gpu_systems.mi300x.library.name: rccl has no "):
-        resolve("mi300x", MI300X, None, COSTS)
+def test_an_amd_system_is_priced_with_rccl_s_model_and_never_nvidia_s():
+    entry, warnings = resolve("mi300x", MI300X, None, COSTS)
+    assert entry["resolved"]["release_modelled"] == "2.21.5"  # the newest RCCL before 2.22.3
+    assert entry["resolved"]["compute_capability"] == 942
+    assert warnings == [
+        "gpu_systems.mi300x: RCCL 2.22.3 is not modelled; priced with 2.21.5, the nearest "
+        "modelled release",
+        "gpu_systems.mi300x: no per-call floor measured for any rccl GPU; priced without one",
+    ]
+    release = gpu.modelled_release(entry)
+    assert release.library == "rccl" and libraries.cost_model(release).__name__.endswith("rccl")
+    with pytest.raises(SystemEntryError, match=r"generation: gfx1100 is not a generation rccl"):
+        resolve("rdna", MI300X | {"accelerator": MI300X["accelerator"] | {"generation": "gfx1100"}},
+                None, COSTS)  # fmt: skip
     as_nccl = MI300X | {"library": {"name": "nccl", "release": "2.21.5"}}
     with pytest.raises(
         SystemEntryError, match=r"nccl runs on nvidia GPUs, the accelerator is amd's"

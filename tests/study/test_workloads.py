@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from collectives import registry
-from collectives.model import cost, nccl
+from collectives.model import cost, libraries
 from collectives.study.systems import resolve
 from collectives.study.workloads import (
     COLUMNS,
@@ -168,8 +168,8 @@ def test_a_workload_on_a_gpu_system_is_priced_by_nccl_s_model_there(costs):
     assert (dp.ranks, dp.nodes, dp.nics_per_node, dp.nic_GBps) == (64, 64, 1, 12.5)
     for row in table.itertuples():
         group = tp if row.group == "TP" else dp
-        release = nccl.libraries()["nccl"].releases["2.8.4"]
-        ((algorithm, protocol, seconds),) = nccl.choice(group, release, [row.message_bytes])
+        release = libraries.libraries()["nccl"].releases["2.8.4"]
+        ((algorithm, protocol, seconds),) = libraries.choice(group, release, [row.message_bytes])
         assert (row.nccl_choice, row.nccl_s) == (f"{algorithm}/{protocol}", seconds)
         assert row.nccl_per_step_s == seconds * row.count_per_step
     assert table.workload_nccl_per_step_s.iloc[0] == pytest.approx(table.nccl_per_step_s.sum())

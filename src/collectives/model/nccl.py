@@ -2,7 +2,7 @@
 
 NCCL prices every algorithm (ring, tree) and protocol (LL, LL128, Simple) as a latency plus
 bytes over a bandwidth, and runs the cheapest. The constants are those of one release, as
-data: releases/<library>.toml holds every modelled release's facts, read at its tag of
+data: releases/nccl.toml holds every modelled release's facts, read at its tag of
 github.com/NVIDIA/nccl: src/graph/tuning.cc (base and hardware latencies, bandwidth caps,
 the tree's correction, the network overhead), src/graph/topo.h (link widths),
 src/graph/search.cc (channel speeds), connect.cc and init.cc (channel counts). NCCL's
@@ -24,17 +24,13 @@ modelled.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, fields, replace
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 ALGORITHMS = ("tree", "ring")  # over every protocol
 NVLS_ALGORITHMS = ("nvls", "nvls_tree")  # Simple only
 PROTOCOLS = ("LL", "LL128", "Simple")
 Table = tuple[tuple[float, ...], ...]  # [capability or CPU row][node index] -> GB/s
-RELEASES_DIR = Path(__file__).with_name("releases")  # one TOML file per library
 
 
 @dataclass(frozen=True)
@@ -87,56 +83,27 @@ class Release:
     # the ring's ratio), efficiency, tree_max_bw_per_channel ([row][node index])
 
 
-@dataclass(frozen=True)
-class Library:
-    """A collective library's modelled releases, the vendor whose GPUs it runs on, and the
-    compute capability its tables read for each GPU generation (ISA target)."""
-
-    name: str
-    vendor: str
-    generations: dict[str, int]
-    releases: dict[str, Release]
-
-    def nearest(self, version: str) -> Release:
-        """The release modelled for `version`: itself, else the newest modelled one before
-        it (tables carry forward until a release changes them), else the oldest."""
-        if version in self.releases:
-            return self.releases[version]
-        ordered = sorted(self.releases.values(), key=lambda r: version_key(r.version))
-        older = [r for r in ordered if version_key(r.version) < version_key(version)]
-        return (older or ordered)[-1 if older else 0]
-
-    def first_for(self, capability: int) -> Release:
-        """The oldest modelled release with a row for the GPU's generation (the newest row
-        start any release has at or below its compute capability): a system that names
-        no release is priced with it."""
-        starts = [r for release in self.releases.values() for r in release.capability_rows]
-        row = max(start for start in starts if start <= capability)
-        ordered = sorted(self.releases.values(), key=lambda r: version_key(r.version))
-        return next(release for release in ordered if row in release.capability_rows)
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """A release's version as numbers, for ordering ('2.20.3' -> (2, 20, 3))."""
-    try:
-        return tuple(int(part) for part in version.split("."))
-    except ValueError:
-        raise ValueError(f"{version!r} is not a release number like 2.20.3") from None
-
-
-def _release(library: str, version: str, table: dict[str, Any]) -> Release:
-    """A release from its TOML table: lists become tuples, capability keys numbers."""
-    known = {f.name for f in fields(Release)} - {"library", "version"}
+def check_fields(cls: type, library: str, version: str, table: dict[str, Any]) -> None:
+    """ValueError naming a field a release's TOML table lacks (of those without a default
+    of None) or does not know, as the dataclass `cls` of its library's releases has them."""
+    known = {f.name for f in fields(cls)} - {"library", "version"}
     unknown = sorted(set(table) - known)
-    missing = sorted(f.name for f in fields(Release) if f.name in known and f.name not in table
+    missing = sorted(f.name for f in fields(cls) if f.name in known and f.name not in table
                      and f.default is not None)  # fmt: skip
     if unknown or missing:
         what = f"unknown {', '.join(unknown)}" if unknown else f"missing {', '.join(missing)}"
         raise ValueError(f"{library} {version}: {what}")
 
-    def frozen(value: Any) -> Any:
-        return tuple(frozen(v) for v in value) if isinstance(value, list) else value
 
+def frozen(value: Any) -> Any:
+    """A TOML value with its lists, nested too, as tuples (a release is immutable)."""
+    return tuple(frozen(v) for v in value) if isinstance(value, list) else value
+
+
+def parse_release(library: str, version: str, table: dict[str, Any]) -> Release:
+    """A release from its TOML table (releases/nccl.toml): lists become tuples, capability
+    keys numbers; ValueError names a field the table lacks or does not know."""
+    check_fields(Release, library, version, table)
     values = {key: frozen(value) for key, value in table.items()}
     values["base_latency"] = {a: frozen(v) for a, v in table["base_latency"].items()}
     values["hardware_latency"] = {
@@ -151,22 +118,6 @@ def _release(library: str, version: str, table: dict[str, Any]) -> Release:
         for entry in table["speeds"]
     )
     return Release(library=library, version=version, **values)
-
-
-def load_library(path: Path) -> Library:
-    """One library's releases from its TOML file (releases/nccl.toml's layout)."""
-    with path.open("rb") as handle:
-        data = tomllib.load(handle)
-    name = data["library"]
-    releases = {v: _release(name, v, table) for v, table in data["releases"].items()}
-    return Library(name, data["vendor"], dict(data["generations"]), releases)
-
-
-@cache
-def libraries(directory: Path = RELEASES_DIR) -> dict[str, Library]:
-    """Every modelled library by name, from the TOML files of `directory`."""
-    found = (load_library(path) for path in sorted(directory.glob("*.toml")))
-    return {library.name: library for library in found}
 
 
 @dataclass(frozen=True)
@@ -478,18 +429,3 @@ def algorithm_time(
 def seen_by_nccl(system: System) -> System:
     """The system as NCCL's own tables see it: without what they leave out."""
     return replace(system, net_latency_us=0.0, call_floor_us=0.0)
-
-
-def choice(system: System, release: Release, sizes: list[int]) -> list[tuple[str, str, float]]:
-    """For each size in bytes: the algorithm and protocol NCCL runs (the cheapest by its
-    own tables), and its seconds on the system (its network's latency per step and the
-    per-call floor included)."""
-    seen = seen_by_nccl(system)
-    picked, priced = tuning(seen, release), tuning(system, release)
-    chosen = []
-    for nbytes in sizes:
-        times = {key: algorithm_time(seen, release, picked, *key, nbytes) for key in picked}
-        algorithm, protocol = min(times, key=times.__getitem__)
-        seconds = algorithm_time(system, release, priced, algorithm, protocol, nbytes)
-        chosen.append((algorithm, protocol, seconds + system.call_floor_us * 1e-6))
-    return chosen

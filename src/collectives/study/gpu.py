@@ -38,7 +38,7 @@ import pandas as pd
 from numpy import nan
 
 from .. import registry
-from ..model import nccl
+from ..model import libraries, nccl
 from ..model.fabric import Fabric, LinkClass
 from ..model.replay import replay
 from ..run.record import bus_bandwidth
@@ -86,7 +86,7 @@ def gpu_against_clock(
         log = read_nccl_tests(base / entry["log"])
         ranks, per_node = entry["nodes"] * entry["gpus_per_node"], domain_gpus(entry)
         release, system = modelled_release(entry), nccl_system(entry)
-        chosen = nccl.choice(system, release, list(log.rows.bytes))
+        chosen = libraries.choice(system, release, list(log.rows.bytes))
         resolved = entry["resolved"]
         print(
             f"{name}: {entry['library']['name'].upper()} {release.version}"
@@ -182,7 +182,7 @@ def nccl_choice_map(
             continue
         floats = [(nbytes, ITEMSIZE["float"]) for nbytes in sizes]
         ours = cheapest_on_links(name, scaled, fabrics, algorithms, floats)
-        theirs = nccl.choice(nccl_system(scaled), release, sizes)
+        theirs = libraries.choice(nccl_system(scaled), release, sizes)
         for index, nbytes in enumerate(sizes):
             algorithm, protocol, seconds = theirs[index]
             rows.append(
@@ -210,8 +210,13 @@ def nccl_fabric(
     node = replace(system, ranks=per_node, nodes=1)
 
     def link(where: nccl.System, kind: str) -> LinkClass:
-        latency = nccl.step_latency(system, release, algorithm, protocol, kind) * 1e-6
-        bandwidth = nccl.bus_bandwidth(where, release, algorithm, protocol) * 1e9
+        latency = (
+            libraries.cost_model(release).step_latency(system, release, algorithm, protocol, kind)
+            * 1e-6
+        )
+        bandwidth = (
+            libraries.cost_model(release).bus_bandwidth(where, release, algorithm, protocol) * 1e9
+        )
         return LinkClass(latency, 1 / bandwidth, occupancy=(0.0, 1 / bandwidth))
 
     return Fabric(

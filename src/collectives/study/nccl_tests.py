@@ -6,8 +6,8 @@ a column header, one row per message size with an out-of-place and an in-place g
 time (µs), algbw and busbw (GB/s) and error count, and a summary ("# Avg bus bandwidth").
 Newer versions add a root column and "Group" in the device lines, and name the library
 they ran ("nccl-library=22005"; with NCCL_DEBUG=INFO, "NCCL version 2.20.5"; rccl-tests,
-"RCCL version : 2.22.3-develop:f5b15f2", after a banner of HIP and ROCm versions). Logs copied from web pages may lack the header blocks; the rows
-alone are enough.
+"RCCL version : 2.22.3-develop:f5b15f2" in a banner of HIP and ROCm versions). Logs
+copied from web pages may lack the header blocks; the rows alone are enough.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import nccl
+from ..model import libraries, nccl
 
 SCALE_UP_VENDOR = {"nvswitch": "nvidia", "xgmi": "amd"}  # who builds each kind of domain
 CPU_CLASS = {("x86_64", "intel"): "intel", ("x86_64", "amd"): "amd", ("arm64", "nvidia"): "other"}
@@ -69,7 +69,7 @@ def nccl_system(entry: Mapping[str, Any]) -> nccl.System:
 
 def modelled_release(entry: Mapping[str, Any]) -> nccl.Release:
     """The release a resolved entry is priced with."""
-    library = nccl.libraries()[entry["library"]["name"]]
+    library = libraries.libraries()[entry["library"]["name"]]
     return library.releases[entry["resolved"]["release_modelled"]]
 
 
@@ -84,13 +84,13 @@ def resolve(
     and release the log names, `costs` the config's gpu_costs as measured."""
     where = f"gpu_systems.{name}"
     accelerator, library_entry = entry["accelerator"], entry["library"]
-    libraries = nccl.libraries()
-    if library_entry["name"] not in libraries:
+    modelled = libraries.libraries()
+    if library_entry["name"] not in modelled:
         raise SystemEntryError(
             f"{where}.library.name: {library_entry['name']} has no model "
-            f"(modelled: {', '.join(sorted(libraries))})"
+            f"(modelled: {', '.join(sorted(modelled))})"
         )
-    library = libraries[library_entry["name"]]
+    library = modelled[library_entry["name"]]
     if library.vendor != accelerator["vendor"]:
         raise SystemEntryError(
             f"{where}.library.name: {library.name} runs on "
@@ -170,7 +170,7 @@ def _check_nodes(where: str, entry: Mapping[str, Any]) -> None:
 
 def _release(
     where: str,
-    library: nccl.Library,
+    library: libraries.Library,
     named: str | None,
     logged: tuple[str, str] | None,
     generation: str,
@@ -207,7 +207,7 @@ def _release(
 
 
 def _call_floor(
-    library: nccl.Library, generation: str, floors: Mapping[str, float]
+    library: libraries.Library, generation: str, floors: Mapping[str, float]
 ) -> tuple[float, str]:
     """The generation's measured per-call floor (µs), else the nearest measured generation's
     of the same library (by compute capability), else none; and whose it is."""

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..model import nccl
+from ..model import libraries, nccl
 from ..model.crossing import interpolate
 from .question import SEED_PAIR
 from .systems import domain_gpus, modelled_release, nccl_system
@@ -178,6 +178,8 @@ def _under_nccl(
     if workload.gpu_system in systems:
         release = modelled_release(systems[workload.gpu_system])
         group = workload.nccl_group(message["group"], systems[workload.gpu_system])
-        ((algorithm, protocol, seconds),) = nccl.choice(group, release, [message["message_bytes"]])
+        ((algorithm, protocol, seconds),) = libraries.choice(
+            group, release, [message["message_bytes"]]
+        )
         priced |= {"nccl_choice": f"{algorithm}/{protocol}", "nccl_s": seconds}
     return priced | {"nccl_per_step_s": priced["nccl_s"] * message["count_per_step"]}
