@@ -363,6 +363,8 @@ def test_odd_but_readable_files_are_read_and_rough_fits_warned(tmp_path):
         *(f"gpu_systems.{name}: NCCL {named} is not modelled; priced with 2.28.9, the nearest "
           "modelled release" for name, named in (("dell-h200-roce-2nodes", "2.30.4"),
                                                  ("oci-gb200-32trays", "2.29.2"))),
+        *(f"gpu_systems.{name}: NCCL 2.26.2 is not modelled; priced with 2.25.1, the nearest "
+          "modelled release" for name in ("coreweave-gb200-nvl72", "coreweave-gb200-2racks")),
         *(line for name in ("amd-mi300x-1node", "amd-aac10-mi300x-2nodes") for line in (
             f"gpu_systems.{name}: RCCL 2.22.3 is not modelled; priced with 2.21.5, the nearest "
             "modelled release",

@@ -24,6 +24,8 @@ LOGS = Path(__file__).resolve().parents[2] / "config/fabrics"
         ("gcp_a3mega_h100_tcpxo_nccl_allreduce_16gpus_2nodes.txt", 31, 16, 2, 338.82),
         ("redhat_dell_h200_spectrumx_roce400g_nccl_allreduce_16gpus_2nodes.txt", 25, 16, 2, 485.66),
         ("oci_gb200_v3_mnnvl_nccl_allreduce_128gpus_32trays_2racks.txt", 33, None, None, 683.57),
+        ("coreweave_gb200_nvl72_nccl_allreduce_72gpus_1rack.txt", 5, None, None, 834.57),
+        ("coreweave_gb200_nvl72_nccl_allreduce_144gpus_2racks.txt", 6, None, None, 810.41),
         ("amd_mi300x_xgmi_rccl_allreduce_8gpus_1node.txt", 32, 8, 1, 318.98),
         ("amd_aac10_mi300x_roce_rccl_allreduce_16gpus_2nodes.txt", 32, 16, 2, 357.46),
     ],
