@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from collectives import registry
 from collectives.model import cost, theory
-from collectives.registry import ALGORITHMS, Algorithm, Cost, Parameter, Style
+from collectives.model.topology import Topology
+from collectives.registry import ALGORITHMS, NODE_SIZE, Algorithm, Cost, Parameter, Style
 from collectives.run import cli
 from collectives.run.bench import bench
 from collectives.run.measure import UsageError, measure
@@ -19,6 +21,8 @@ from collectives.study import aggregate, markdown, selection
 from collectives.study.config import check
 from collectives.study.figures import counts, crossover, hotspot, phase, style
 from collectives.study.question import SEED_PAIR
+from collectives.transport.dry import dry_trace
+from collectives.transport.trace import ClassTrace
 from tests.support import dummy_algorithm
 from tests.support.grid import GIVEN_FABRICS
 
@@ -156,3 +160,62 @@ def test_a_parameter_name_means_one_thing_and_names_are_canonical():
     for name in ("nccl_ring-C2", "nccl_ring-K65536-C4"):  # a default named; out of order
         with pytest.raises(KeyError, match="not a variant name"):
             registry.parse_variant(name)
+
+
+SYMMETRY_POINTS = [
+    # (N, ranks per node or None, elements): flat, on nodes, N not a power of two, a node
+    # size that is not one, ragged nodes (no shift by whole nodes: the whole trace), N = 256
+    (8, None, 64),
+    (12, 4, 1200),
+    (24, 3, 24 * 7),
+    (10, 4, 40),
+    (72, 4, 72 * 2 * 3),
+    (256, 8, 256 * 2),
+    (16, 4, 16 * 8192),  # hierarchical's shards cross by ring from here
+]
+
+
+def same_trace(first, second) -> bool:
+    return all(
+        np.array_equal(getattr(first, column), getattr(second, column))
+        for column in ("offsets", "kind", "peer", "amount")
+    )
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+@pytest.mark.parametrize(("ranks", "per_node", "elements"), SYMMETRY_POINTS)
+def test_a_declared_symmetry_holds_its_trace_by_classes_equal_to_the_whole(
+    name, ranks, per_node, elements
+):
+    entry = ALGORITHMS[name]
+    on_nodes = NODE_SIZE in entry.parameters
+    if on_nodes and not per_node:
+        pytest.skip(f"{name} runs on nodes")
+    try:
+        parameters = entry.resolve({NODE_SIZE.name: per_node} if on_nodes else {}, ranks)
+    except ValueError:
+        pytest.skip(f"{name} does not run on nodes of {per_node} at N={ranks}")
+    topology = Topology(per_node)
+    traced = entry.trace(ranks, elements, 4, parameters, topology)
+    whole = dry_trace(entry.bind(**parameters), ranks, elements, 4)
+    if isinstance(traced, ClassTrace):
+        assert traced.period < ranks and traced.period % (per_node or 1) == 0
+        traced = traced.expanded
+    assert same_trace(traced, whole)
+
+
+@pytest.mark.parametrize(
+    ("name", "ranks", "elements", "period"),
+    [("ring", 8, 16, 1), ("nccl_ring", 6, 24, 1), ("one_shot", 4, 5, 1), ("ring", 12, 24, 4)],
+)
+def test_the_symmetric_algorithms_are_held_by_their_classes(name, ranks, elements, period):
+    entry = ALGORITHMS[name]
+    traced = entry.trace(ranks, elements, 4, entry.resolve({}, ranks), Topology(period))
+    assert isinstance(traced, ClassTrace) and traced.period == period
+    assert len(traced.classes.kind) * ranks == len(traced.expanded.kind) * period
+
+
+def test_a_wrongly_declared_symmetry_fails_its_size_checks():
+    wrong = replace(ALGORITHMS["ring"], shift=lambda *_: 1)  # chunks of 3 and 2 elements
+    with pytest.raises(ValueError, match="elements"):
+        wrong.trace(8, 17, 4, {}, Topology())

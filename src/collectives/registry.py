@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -35,6 +36,8 @@ from .algorithms import (
 from .model import theory
 from .model.theory import Counts
 from .model.topology import Topology
+from .transport.dry import class_trace, dry_trace
+from .transport.trace import ClassTrace, Trace
 
 Allreduce = Callable[..., np.ndarray]  # (comm: Communicator, x, **parameters) -> the sum
 COST_LINE = re.compile(
@@ -112,6 +115,11 @@ class Algorithm:
     # beyond those of every run (one-shot keeps its N-1 peers'): for the memory check
     # On nodes: (N, M, s, *parameters) -> per link class (intra, inter) the exact counts.
     theory_by_class: Callable[..., dict[str, dict[str, int]]] | None = None
+    # (N, M, s, parameters) -> the shift of rank labels that maps its schedule onto itself
+    # (every rank does what the rank `shift` before it does, its peers shifted alike), or
+    # None: dry traces then hold one class per `shift` ranks (tests/test_registry.py checks
+    # each declaration against the whole trace).
+    shift: Callable[[int, int, int, Mapping[str, int]], int | None] = lambda *_: None
 
     @property
     def description(self) -> str:
@@ -196,6 +204,24 @@ class Algorithm:
             return None
         return self.theory_by_class(ranks, elements, itemsize, *self._values(parameters, ranks))
 
+    def trace(
+        self,
+        ranks: int,
+        elements: int,
+        itemsize: int,
+        parameters: Mapping[str, int],
+        topology: Topology,
+    ) -> Trace | ClassTrace:
+        """Its dry trace with these (resolved) parameters, by classes of ranks where its
+        symmetry and the topology's (a shift by whole nodes) leave fewer classes than ranks."""
+        allreduce = self.bind(**parameters)
+        shift = self.shift(ranks, elements, itemsize, parameters)
+        per_node = topology.ranks_per_node or 1
+        period = math.lcm(shift, per_node) if shift else ranks
+        if period < ranks and ranks % period == 0:
+            return class_trace(allreduce, ranks, elements, itemsize, period)
+        return dry_trace(allreduce, ranks, elements, itemsize)
+
     def nodes(self, parameters: Mapping[str, int]) -> Topology | None:
         """The nodes a run with these parameters sits on, if the algorithm takes a node size."""
         return Topology(parameters[NODE_SIZE.name]) if NODE_SIZE in self.parameters else None
@@ -220,6 +246,31 @@ def _unwrap(formula: str) -> str:
     return formula[1:-1]
 
 
+def _equal_chunks(ranks: int, elements: int, _itemsize: int, _: Mapping[str, int]) -> int | None:
+    """A shift of one rank where the N chunks are equal (ring, two-shot): rank r then sends
+    rank 0's chunk sizes, r further on."""
+    return 1 if elements % ranks == 0 else None
+
+
+def _equal_channel_chunks(
+    ranks: int, elements: int, _itemsize: int, parameters: Mapping[str, int]
+) -> int | None:
+    """NCCL's ring: a shift of one rank where every loop's C·N chunks are equal (each loop
+    is a multiple of C·N elements, so the last one decides)."""
+    return 1 if elements % (parameters["channels"] * ranks) == 0 else None
+
+
+def _whole_nodes(
+    ranks: int, elements: int, itemsize: int, parameters: Mapping[str, int]
+) -> int | None:
+    """Hierarchical: a shift of one node where its chunks and shards are equal and the
+    shards cross nodes by ring (recursive doubling pairs ranks by XOR, not by a shift)."""
+    group = parameters[NODE_SIZE.name]
+    shard = elements // group
+    by_ring = shard * itemsize >= hierarchical.RECURSIVE_DOUBLING_BELOW
+    return group if elements % group == 0 and shard % (ranks // group) == 0 and by_ring else None
+
+
 # vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py,
 # _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]) runs one- and two-shot on NVLink nodes of at most 8
 # GPUs; the grid runs them at every N up to there.
@@ -234,6 +285,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "ring", ring.allreduce, theory.ring, "ring", Style(1, "s", "--"),
+            shift=_equal_chunks,
         ),
         Algorithm(
             "recursive_doubling", recursive_doubling.allreduce, theory.recursive_doubling,
@@ -251,6 +303,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             "hierarchical", hierarchical.allreduce, theory.hierarchical, "hierarchical",
             Style(7, "P", (0, (3, 1, 1, 1, 1, 1))),
             parameters=(NODE_SIZE,), theory_by_class=theory.hierarchical_by_class,
+            shift=_whole_nodes,
         ),
         Algorithm(
             "nccl_ring", nccl_ring.allreduce, theory.nccl_ring, "NCCL ring",
@@ -260,6 +313,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                           default=nccl_ring.CHANNELS),
                 replace(CHUNK_BYTES, default=nccl_ring.CHUNK_BYTES),
             ),
+            shift=_equal_channel_chunks,
         ),
         Algorithm(
             "double_binary_tree", double_binary_tree.allreduce, theory.double_binary_tree,
@@ -269,11 +323,13 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "one_shot", one_shot.allreduce, theory.one_shot, "one-shot", Style(9, "<", (0, (1, 1))),
             max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS, held_vectors=lambda ranks: ranks - 1,
+            shift=lambda *_: 1,  # whole vectors to every peer, rank r+k first
         ),
         Algorithm(
             "two_shot", two_shot.allreduce, theory.two_shot, "two-shot",
             Style(3, "p", (0, (6, 2, 1, 2))), max_ranks=VLLM_CUSTOM_ALLREDUCE_RANKS,
             held_vectors=lambda ranks: 1,  # the N copies of its own piece
+            shift=_equal_chunks,
         ),
     )
 }  # fmt: skip

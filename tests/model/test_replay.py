@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from collectives.model import theory
 from collectives.model.fabric import Fabric, LinkClass
-from collectives.model.replay import ReplayError, by_link_class, replay
+from collectives.model.replay import Cores, ReplayError, by_link_class, replay
 from collectives.model.topology import Topology
-from collectives.registry import ALGORITHMS
+from collectives.registry import ALGORITHMS, NODE_SIZE
 from collectives.run.files import load_trace, save_trace
-from collectives.transport.trace import EXCHANGE, NO_PEER, RECV, REDUCE, SEND
+from collectives.transport.trace import EXCHANGE, NO_PEER, RECV, REDUCE, SEND, ClassTrace
 from tests.support.runs import run_with_trace
 from tests.support.traces import trace_of
 
@@ -176,3 +178,56 @@ def test_a_crossbar_inside_nodes_leaves_the_links_between_them_single_port():
     _, one_shot = run_with_trace("one_shot", 4, 64)
     across = nodes(intra, plain, ranks_per_node=1)  # every message between nodes
     assert replay(one_shot, across) == pytest.approx(3 * (2e-6 + 512 * 1e-10))
+
+
+CLASS_FABRICS = {
+    "flat": (flat(LinkClass(5e-6, 1 / 12e9)), None),
+    "flat, cores of each rank": (flat(LinkClass(5e-6, 1 / 12e9)), Cores(1, of_rank=True)),
+    "flat, shared cores": (flat(LinkClass(5e-6, 1 / 12e9)), Cores(2)),
+    "two-level": (
+        nodes(LinkClass(5e-7, 1 / 20e9), LinkClass(5e-6, 1 / 12e9), ranks_per_node=4),
+        None,
+    ),
+    "crossbar nodes": (
+        nodes(
+            LinkClass(1e-6, 1 / 1e11, crossbar=True), LinkClass(5e-6, 1 / 12e9), ranks_per_node=4
+        ),
+        None,
+    ),
+    "shared NICs and cores": (
+        nodes(
+            LinkClass(5e-7, 1 / 20e9), LinkClass(5e-6, 1 / 12e9), ranks_per_node=4, nic_per_node=2
+        ),
+        Cores(2),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(CLASS_FABRICS))
+@pytest.mark.parametrize(
+    ("name", "ranks", "per_node", "elements"),
+    [
+        ("ring", 12, 4, 1200),
+        ("ring", 24, 3, 24 * 7),
+        ("ring", 64, 8, 64 * 4),
+        ("nccl_ring", 72, 4, 72 * 2 * 1000),
+        ("hierarchical", 16, 4, 16 * 16384),
+        ("one_shot", 8, 2, 100),
+        ("two_shot", 8, 4, 800),
+        ("double_binary_tree", 12, 4, 4096),
+    ],
+)
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_the_classes_replay_to_the_bit_what_the_whole_trace_does(
+    kind, name, ranks, per_node, elements, pipelined
+):
+    fabric, cores = CLASS_FABRICS[kind]
+    if fabric.topology.ranks_per_node:
+        fabric = replace(fabric, ranks_per_node=per_node)
+    entry = ALGORITHMS[name]
+    parameters = entry.resolve(
+        {NODE_SIZE.name: per_node} if NODE_SIZE in entry.parameters else {}, ranks
+    )
+    traced = entry.trace(ranks, elements, 4, parameters, fabric.topology)
+    whole = traced.expanded if isinstance(traced, ClassTrace) else traced
+    assert replay(traced, fabric, cores, pipelined) == replay(whole, fabric, cores, pipelined)

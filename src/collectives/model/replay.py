@@ -36,6 +36,12 @@ messages then pay one latency, as on a crossbar they do.
 
 Ranks are processed in a dependency-respecting order (each runs until it needs a message not
 sent yet), so the replay is linear in the trace, not an event-by-event simulation of time.
+
+A trace held by classes of ranks (ClassTrace: a shift by P ranks maps the schedule onto
+itself) is replayed by its P representatives alone where the fabric has the same symmetry
+(P whole nodes, so each node's shared NIC ports and cores are booked by its own ranks): a
+message from rank p is its representative's to the correspondingly shifted rank, which
+left at the same time by the symmetry. Elsewhere the whole trace is expanded and replayed.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..transport.trace import EXCHANGE, RECV, REDUCE, SEND, Trace
+from ..transport.trace import EXCHANGE, RECV, REDUCE, SEND, ClassTrace, Trace
 from .fabric import Fabric, LinkClass
 from .topology import INTER, INTRA, Topology
 
@@ -134,10 +140,15 @@ class ReplayError(ValueError):
 
 
 def replay(
-    trace: Trace, fabric: Fabric, cores: Cores | None = None, pipelined: bool = False
+    trace: Trace | ClassTrace, fabric: Fabric, cores: Cores | None = None, pipelined: bool = False
 ) -> float:
     """Completion time in seconds of `trace` on `fabric` (its ranks sharing `cores`;
     `pipelined`: a message holds its ports only for its links' measured occupancy)."""
+    classes = trace if isinstance(trace, ClassTrace) else None
+    if classes is not None and not _symmetric(classes, fabric.topology, cores):
+        classes, trace = None, classes.expanded
+    if classes is not None:
+        trace = classes.classes
     n = trace.ranks
     kinds, peers, offsets = trace.kind.tolist(), trace.peer.tolist(), trace.offsets.tolist()
     amounts = trace.amount.tolist()
@@ -194,9 +205,10 @@ def replay(
                 if key in blocked:
                     runnable.append(blocked.pop(key))
             elif kind == RECV:
-                queue = channels[(peer, rank)]
+                key = (peer, rank) if classes is None else classes.sender(peer, rank)
+                queue = channels[key]
                 if not queue:
-                    blocked[(peer, rank)] = rank
+                    blocked[key] = rank
                     break
                 sent = queue.popleft()
                 crosses = crossing[i]
@@ -225,6 +237,19 @@ def replay(
     if stuck:
         raise ReplayError(f"ranks {stuck[:8]} wait for messages that are never sent")
     return max(clock, default=0.0)
+
+
+def _symmetric(classes: ClassTrace, topology: Topology, cores: Cores | None) -> bool:
+    """Whether the classes' representatives replay the whole: a shift by their period
+    keeps which messages cross nodes (whole nodes), and no rank shares a NIC port or a
+    core with another (a shared port is booked in the order the ranks are replayed, which
+    the symmetry does not keep)."""
+    per_node = topology.ranks_per_node or classes.ranks
+    shares_cores = (
+        cores is not None and not cores.of_rank and cores.per_node < HOLDS_PER_RANK * per_node
+    )
+    keeps_nodes = topology.ranks_per_node is None or classes.period % per_node == 0
+    return keeps_nodes and topology.nic_per_node is None and not shares_cores
 
 
 def _prices(

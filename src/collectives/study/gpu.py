@@ -42,8 +42,7 @@ from ..model import libraries, nccl
 from ..model.fabric import Fabric, LinkClass
 from ..model.replay import replay
 from ..run.record import bus_bandwidth
-from ..transport.dry import dry_trace
-from ..transport.trace import Trace
+from ..transport.trace import ClassTrace, Trace
 from .nccl_tests import ITEMSIZE, read_nccl_tests
 from .systems import domain_gpus, domain_nics, modelled_release, nccl_system
 from .validation import within_factor
@@ -52,7 +51,8 @@ LINK_RUNG = "link_alpha_beta"  # link-level α-β, replayed
 NCCL_RUNG = "nccl_model"  # NCCL's own model of its release
 REPLAY_RUNG = "nccl_replay"  # NCCL's choice, replayed from our traces with NCCL's costs
 RUNGS = (LINK_RUNG, NCCL_RUNG, REPLAY_RUNG)
-Traces = dict[tuple, Trace]  # dry traces by (algorithm, parameters, ranks, elements, itemsize)
+# dry traces by (algorithm, parameters, ranks, elements, itemsize, ranks per node)
+Traces = dict[tuple, Trace | ClassTrace]
 NCCL_TRACES = {"ring": ("nccl_ring", {"channels": 1}), "tree": ("double_binary_tree", {})}
 
 
@@ -258,13 +258,15 @@ def _replayed(
     traces: Traces | None = None,
     pipelined: bool = False,
 ) -> float:
-    """The replayed time of one algorithm's dry trace with its parameters; the trace made
-    once per `traces` (a tree's at 16 GiB is a million messages)."""
-    key = (algorithm, tuple(sorted(parameters.items())), ranks, elements, itemsize)
+    """The replayed time of one algorithm's dry trace with its parameters (by classes of
+    ranks where it is symmetric); the trace made once per `traces` (a tree's at 16 GiB is a
+    million messages)."""
+    per_node = fabric.topology.ranks_per_node
+    key = (algorithm, tuple(sorted(parameters.items())), ranks, elements, itemsize, per_node)
     trace = traces.get(key) if traces is not None else None
     if trace is None:
-        allreduce = registry.get(algorithm).bind(**parameters)
-        trace = dry_trace(allreduce, ranks, elements, itemsize)
+        entry = registry.get(algorithm)
+        trace = entry.trace(ranks, elements, itemsize, parameters, fabric.topology)
         if traces is not None:
             traces[key] = trace
     return replay(trace, fabric, pipelined=pipelined)

@@ -220,7 +220,8 @@ def clusters_against_clock(
             for algorithm in dict.fromkeys([*applying, *([ran] if ran else [])]):
                 chosen = registry.get(algorithm)
                 counts = chosen.predict(ranks, elements, itemsize)
-                trace = dry_trace(chosen.at_defaults(ranks), ranks, elements, itemsize)
+                parameters = chosen.resolve({}, ranks)
+                trace = chosen.trace(ranks, elements, itemsize, parameters, fabric.topology)
                 traces[algorithm] = trace
                 times[algorithm] = ladder.predict(
                     trace, counts.rounds, counts.bytes_critical, rungs, cores

@@ -7,6 +7,10 @@ rank a thread where a receive must wait to learn its size), on vectors of a zero
 given itemsize, through the same Ledger as the real transports. Its
 trace is the one they record for the same (N, M), which the tests check on the grid; the
 model replays it where no process run reaches (a cluster's 192 ranks at 32 MiB).
+
+Where shifting every rank label by P maps the schedule onto itself, class_trace runs only
+ranks 0..P-1: a receive from rank p takes the message that p's representative sent to the
+correspondingly shifted rank, so a schedule that is not so symmetric fails its size checks.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 
 from .accounting import Ledger
 from .base import CountingComm, check_same_size
-from .trace import Trace
+from .trace import ClassTrace, Trace
 
 NOTHING = np.dtype([])  # a dtype of itemsize 0: M elements hold no bytes
 WAIT_SECONDS = 60.0  # a receive no send matches within this is a broken schedule
@@ -63,11 +67,19 @@ class DryComm(CountingComm):
         itemsize: int,
         channels: dict[tuple[int, int], queue.SimpleQueue],
         owed: dict[tuple[int, int], list[int]] | None = None,
+        period: int | None = None,
     ) -> None:
         self.rank, self.size, self.itemsize = rank, size, itemsize
         self.ledger = Ledger()
         self._channels = channels
         self._owed = owed  # ranks run one after another: receives not yet sent, by size
+        self._period = period or size  # only ranks below it run (ClassTrace.sender)
+
+    def _from(self, source: int) -> tuple[int, int]:
+        """The channel a message from `source` arrives on: its representative's to the
+        rank that stands for this one (source's own when every rank runs)."""
+        offset = source - source % self._period
+        return source % self._period, (self.rank - offset) % self.size
 
     def _start_send(self, buf: np.ndarray, dest: int) -> None:
         self._check_peer(dest, "dest")
@@ -85,11 +97,12 @@ class DryComm(CountingComm):
 
     def _receive(self, source: int, buf: np.ndarray | None, add: bool) -> np.ndarray:
         self._check_peer(source, "source")
-        channel = self._channel((source, self.rank))
+        key = self._from(source)
+        channel = self._channel(key)
         if self._owed is not None and channel.empty():  # its sender runs later
             if buf is None:
                 raise _SizeUnknown  # only the message can say how long it is
-            self._owed.setdefault((source, self.rank), []).append(buf.size)
+            self._owed.setdefault(key, []).append(buf.size)
             self.ledger.on_recv(source, buf.size * self.itemsize, 0, 0)  # no clocks: a trace
             if add:
                 self.ledger.on_reduce(buf.size)
@@ -124,10 +137,37 @@ def dry_trace(
     """The trace of `allreduce` on `ranks` ranks of `elements` elements of `itemsize` bytes:
     the ranks one after another where every receive names its buffer (no thread to wake
     per message), else every rank a thread."""
+    return _run(allreduce, ranks, elements, itemsize, ranks)
+
+
+def class_trace(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    period: int,
+) -> ClassTrace:
+    """The trace of a schedule that the shift of rank labels by `period` (dividing `ranks`)
+    maps onto itself, by its representatives 0..period-1 alone; ValueError where a message
+    size shows it is not so symmetric."""
+    if period < 1 or ranks % period:
+        raise ValueError(f"a period of {period} ranks does not divide {ranks}")
+    return ClassTrace(_run(allreduce, ranks, elements, itemsize, period), ranks)
+
+
+def _run(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    period: int,
+) -> Trace:
+    """The events of ranks 0..period-1 of a `ranks`-rank run, one after another where they
+    can, else each a thread."""
     try:
-        return _one_after_another(allreduce, ranks, elements, itemsize)
+        return _one_after_another(allreduce, ranks, elements, itemsize, period)
     except _SizeUnknown:
-        return _all_at_once(allreduce, ranks, elements, itemsize)
+        return _all_at_once(allreduce, ranks, elements, itemsize, period)
 
 
 class _SizeUnknown(Exception):
@@ -139,12 +179,13 @@ def _one_after_another(
     ranks: int,
     elements: int,
     itemsize: int,
+    period: int,
 ) -> Trace:
     """Each rank run to its end in turn; a receive from a rank yet to run records the size
     of its buffer, checked at the end against what that rank then sent."""
     channels: dict[tuple[int, int], queue.SimpleQueue] = {}
     owed: dict[tuple[int, int], list[int]] = {}
-    comms = [DryComm(r, ranks, itemsize, channels, owed) for r in range(ranks)]
+    comms = [DryComm(r, ranks, itemsize, channels, owed, period) for r in range(period)]
     for comm in comms:
         allreduce(comm, hollow(elements, itemsize))
     for (source, dest), sizes in owed.items():
@@ -155,6 +196,7 @@ def _one_after_another(
                 f"rank {dest} received {sizes[:4]} elements from rank {source}, "
                 f"which sent {sent[:4]}"
             )
+    _check_all_received(channels)
     return Trace.from_ranks([comm.ledger.event_array() for comm in comms])
 
 
@@ -163,11 +205,12 @@ def _all_at_once(
     ranks: int,
     elements: int,
     itemsize: int,
+    period: int,
 ) -> Trace:
     """Every rank a thread, each receive waiting for its message."""
     channels: dict[tuple[int, int], queue.SimpleQueue] = {}  # made on first use: N^2 is many
-    comms = [DryComm(r, ranks, itemsize, channels) for r in range(ranks)]
-    workers = _workers(ranks)
+    comms = [DryComm(r, ranks, itemsize, channels, period=period) for r in range(period)]
+    workers = _workers(period)
     runs = [workers.submit(allreduce, comm, hollow(elements, itemsize)) for comm in comms]
     done, _ = wait(runs, return_when=FIRST_EXCEPTION)
     failed = [run.exception() for run in done if run.exception() is not None]
@@ -175,7 +218,16 @@ def _all_at_once(
         _pool.clear()
         workers.shutdown(wait=False)
         raise failed[0]
+    _check_all_received(channels)
     return Trace.from_ranks([comm.ledger.event_array() for comm in comms])
+
+
+def _check_all_received(channels: dict[tuple[int, int], queue.SimpleQueue]) -> None:
+    """ValueError where a message was sent that no rank received (a schedule, or a
+    declared symmetry, that does not hold)."""
+    for (source, dest), channel in channels.items():
+        if not channel.empty():
+            raise ValueError(f"rank {source} sent rank {dest} a message it never received")
 
 
 _pool: dict[int, ThreadPoolExecutor] = {}

@@ -6,11 +6,16 @@ ring at N = 256 (130k messages). The k-th send from s to d is the k-th receive a
 (messages between two ranks are delivered in order), which is all a replay needs. An
 EXCHANGE mark (amount: k) opens k send-receive pairs whose sends need none of the pairs'
 receives, so a fabric that carries several messages of a rank at once may overlap them.
+
+A schedule that shifting every rank label by P maps onto itself (a ring's, whose rank r
+does what rank 0 does with its peers r further on) is held by its classes: the events of
+ranks 0..P-1 alone (ClassTrace), N/P times smaller than the whole.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -42,4 +47,48 @@ class Trace:
             kind=joined[:, 0].astype(np.int8),
             peer=joined[:, 1].astype(np.int32),
             amount=joined[:, 2].astype(np.int64),
+        )
+
+
+@dataclass(frozen=True)
+class ClassTrace:
+    """The events of ranks 0..period-1 of a `ranks`-rank schedule that the shift of every
+    rank label by `period` maps onto itself: rank r does what rank r mod period does, its
+    peers shifted by r - r mod period (the k-th message from p to r is then the k-th from
+    p mod period to r - (p - p mod period))."""
+
+    classes: Trace
+    ranks: int
+
+    @property
+    def period(self) -> int:
+        """How many ranks one class's representatives span."""
+        return self.classes.ranks
+
+    def __post_init__(self) -> None:
+        if self.period < 1 or self.ranks % self.period:
+            raise ValueError(f"a period of {self.period} ranks does not divide {self.ranks}")
+
+    def sender(self, source: int, rank: int) -> tuple[int, int]:
+        """The representative whose message stands for `source`'s to `rank`, and the rank
+        it sends that message to."""
+        offset = source - source % self.period
+        return source % self.period, (rank - offset) % self.ranks
+
+    @cached_property
+    def expanded(self) -> Trace:
+        """The whole trace: every rank's events, its representative's with peers shifted
+        (made once: each rung of a fabric whose ports are shared replays it)."""
+        per_class = np.diff(self.classes.offsets)
+        shifts = np.arange(self.ranks // self.period) * self.period
+        lengths = np.tile(per_class, len(shifts))
+        shift = np.repeat(shifts, len(self.classes.kind))
+        peer = np.tile(self.classes.peer.astype(np.int64), len(shifts))
+        has_peer = peer != NO_PEER
+        peer = np.where(has_peer, (peer + shift) % self.ranks, NO_PEER)
+        return Trace(
+            offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            kind=np.tile(self.classes.kind, len(shifts)),
+            peer=peer.astype(np.int32),
+            amount=np.tile(self.classes.amount, len(shifts)),
         )
