@@ -1,0 +1,124 @@
+"""Benchmark of the model at scale: a trace by classes of ranks beside the whole one.
+
+    python benchmarks/bench_scale.py [--largest 131072] [--whole-up-to 1024] [--repeat 3]
+
+For ring and NCCL's ring (M = 1024 elements a rank, float32) on nodes of 8 ranks whose
+links share no port (NCCL's own view of a system), times the dry trace and its replay from
+N = 8 up to --largest: by classes (one node's ranks), and as the whole trace up to
+--whole-up-to, each a median of --repeat interleaved runs with its range, and checks that the
+two replays agree to the bit. Then a 1,152-rank cluster (32 nodes of 36 ranks sharing one
+NIC), whose shared ports need the whole trace: its trace made from the classes, beside the
+dry trace of every rank. Prints peak memory (the process's maximum resident set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import platform
+import resource
+import statistics
+import time
+from collections.abc import Callable
+
+from collectives import registry
+from collectives.model.fabric import Fabric, LinkClass
+from collectives.model.replay import replay
+from collectives.transport.dry import dry_trace
+
+NET = LinkClass(5e-6, 1 / 25e9)  # an InfiniBand-like step and rate (an example, not a fit)
+NVLINK = LinkClass(1e-6, 1 / 150e9)
+PER_NODE, PER_RANK = 8, 1024
+
+
+def interleaved(functions: dict[str, Callable[[], float]], repeat: int) -> dict[str, list[float]]:
+    """Each function's times over `repeat` rounds, the functions taking turns in each;
+    each returns what it computed, kept to compare."""
+    times: dict[str, list[float]] = {name: [] for name in functions}
+    for _ in range(repeat):
+        for name, function in functions.items():
+            started = time.perf_counter()
+            function()
+            times[name].append(time.perf_counter() - started)
+    return times
+
+
+def shown(times: list[float]) -> str:
+    return f"{statistics.median(times):8.3f} s [{min(times):.3f}, {max(times):.3f}]"
+
+
+def peak_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def by_classes(entry, parameters, ranks, elements, fabric, results) -> None:
+    """Trace by classes and replay, the time kept in `results`."""
+    traced = entry.trace(ranks, elements, 4, parameters, fabric.topology)
+    results["classes"] = replay(traced, fabric)
+
+
+def whole(entry, parameters, ranks, elements, fabric, results) -> None:
+    """The dry trace of every rank and its replay, the time kept in `results`."""
+    traced = dry_trace(entry.bind(**parameters), ranks, elements, 4)
+    results["whole"] = replay(traced, fabric)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--largest", type=int, default=131072)
+    parser.add_argument("--whole-up-to", type=int, default=1024)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"machine: {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"{'algorithm':10} {'N':>7}  {'classes: trace + replay':>33}  {'whole: trace + replay':>33}"
+    )
+    ranks = PER_NODE
+    while ranks <= args.largest:
+        fabric = Fabric(
+            "nodes", "structured", NET, intra=NVLINK, ranks_per_node=PER_NODE
+        )  # fmt: skip
+        for name in ("ring", "nccl_ring"):
+            entry = registry.get(name)
+            parameters = entry.resolve({}, ranks)
+            elements = ranks * PER_RANK
+            results: dict[str, float] = {}
+            point = (entry, parameters, ranks, elements, fabric, results)
+            runs = {"classes": functools.partial(by_classes, *point)}
+            if ranks <= args.whole_up_to:
+                runs["whole"] = functools.partial(whole, *point)
+            times = interleaved(runs, args.repeat)
+            if "whole" in results and results["whole"] != results["classes"]:
+                raise SystemExit(f"{name} N={ranks}: classes {results['classes']} != whole")
+            print(
+                f"{name:10} {ranks:7d}  {shown(times['classes']):>33}  "
+                f"{shown(times['whole']) if 'whole' in times else 'not run':>33}"
+            )
+        ranks *= 4
+    cluster = Fabric(
+        "cluster", "structured", NET, intra=LinkClass(3e-7, 1 / 20e9),
+        ranks_per_node=36, nic_per_node=1,
+    )  # fmt: skip
+    ring = registry.get("ring")
+    elements = 1152 * PER_RANK
+    times = interleaved(
+        {
+            "trace by classes, expanded": lambda: (
+                ring.trace(1152, elements, 4, {}, cluster.topology).expanded
+            ),
+            "dry trace of every rank": lambda: dry_trace(ring.allreduce, 1152, elements, 4),
+        },
+        args.repeat,
+    )
+    for name, spent in times.items():
+        print(f"ring, 1,152 ranks on nodes of 36 sharing a NIC, {name}: {shown(spent)}")
+    traced = ring.trace(1152, elements, 4, {}, cluster.topology)
+    started = time.perf_counter()
+    replay(traced, cluster, pipelined=True)
+    print(f"  its replay (shared ports: the whole trace): {time.perf_counter() - started:.2f} s")
+    print(f"peak memory: {peak_gib():.2f} GiB")
+
+
+if __name__ == "__main__":
+    main()
