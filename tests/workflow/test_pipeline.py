@@ -27,14 +27,15 @@ from tests.support.exports import read_mpich_json, read_open_mpi_rules
 from tests.support.workflow import CONSOLE, PNG, REPO, SNAKEMAKE, copy_workflow, snakemake
 
 TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
-          "cost_model.md", "workloads.csv", "selection.csv", "selection_vs_libraries.md",
+          "cost_model.md", "workloads.csv", "scale.csv", "scale_summary.csv", "selection.csv",
+          "selection_vs_libraries.md",
           "wallclock.csv", "validation.csv", "validation_crossover.csv",
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
           "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
           "validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv",
           "nccl_choice_map.csv"]  # fmt: skip
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
-           "structure", "workloads", "wallclock", "validation", "gpu_systems",
+           "structure", "workloads", "scale", "wallclock", "validation", "gpu_systems",
            "nccl_choice", "tuned_vs_default"]  # fmt: skip
 LIBRARIES = ["mpich", "openmpi"]  # those of the .test config
 
@@ -283,7 +284,9 @@ def test_adding_a_workload_reruns_no_measure_job(workdir):
     done = snakemake(workdir, "-n", config=str(extended))
     assert done.returncode == 0, done.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout + done.stderr, flags=re.MULTILINE))
-    assert set(jobs) == {"workloads", "figure_workloads", "pipeline_timing", "all", "total"}
+    # the scale figure's sizes are the workloads' all-reduces: it is redone too
+    assert set(jobs) == {"workloads", "figure_workloads", "scale", "figure_scale",
+                         "pipeline_timing", "all", "total"}  # fmt: skip
 
 
 def test_the_model_meets_the_clock(workdir):

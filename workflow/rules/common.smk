@@ -60,8 +60,8 @@ WALLCLOCK = PLAN.wallclock
 # fit can price.
 FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
 STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
-                "crossover.csv", "cost_model.md", "workloads.csv", "selection.csv",
-                "selection_vs_libraries.md"]  # fmt: skip
+                "crossover.csv", "cost_model.md", "workloads.csv", "scale.csv",
+                "scale_summary.csv", "selection.csv", "selection_vs_libraries.md"]  # fmt: skip
 WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
                     "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
 TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]

@@ -1,5 +1,5 @@
 # Stage 4, cost: replayed and closed-form times, winners, crossovers, the fitted cost shape,
-# the workloads priced and the selection tables.
+# the workloads priced, what scale changes and the selection tables.
 
 
 rule costs:
@@ -65,6 +65,32 @@ rule workloads:
         algorithms=PLAN.algorithms,
     script:
         "../scripts/workloads.py"
+
+
+rule scale:
+    input:
+        fabrics=paths.table("fabrics.csv"),
+    output:
+        table=paths.table("scale.csv"),
+        summary=paths.table("scale_summary.csv"),
+    log:
+        paths.log("scale"),
+    benchmark:
+        paths.benchmark("scale")
+    priority: 1  # the tail of the DAG: start as soon as the inputs exist
+    group:
+        "analysis"
+    conda:
+        ENV
+    params:
+        scale=json.dumps(PLAN.figures["scale"], sort_keys=True),
+        system=json.dumps(
+            PLAN.gpu_systems.get(PLAN.figures["scale"]["system"]), sort_keys=True
+        ),
+        workloads=json.dumps(config.get("workloads", {}), sort_keys=True),
+        algorithms=list(dict.fromkeys(variant.algorithm for variant in PLAN.variants)),
+    script:
+        "../scripts/scale.py"
 
 
 rule selection:

@@ -105,6 +105,13 @@ FIGURES = {
         "inputs": {"costs": table("costs.csv"), "workloads": table("workloads.csv")},
         "params": {"dtype": DTYPE, "algorithms": PLAN.algorithms},
     },
+    "scale": {
+        "section": "study",
+        "module": "scale",
+        "category": "4. Decisions",
+        "inputs": {"scale": table("scale.csv")},
+        "params": {},
+    },
     "wallclock": {
         "section": "wallclock",
         "module": "wallclock",

@@ -31,6 +31,8 @@ from .fabrics import (
 )
 from .grid import expand_axis
 from .nccl_tests import read_call_floor, read_nccl_tests
+from .scale import DEFAULT_RANKS as DEFAULT_SCALE_RANKS
+from .scale import workload_sizes
 from .systems import SystemEntryError, domain_gpus, domain_size, fills_domains, resolve
 
 FABRIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -239,6 +241,7 @@ def check(config: dict[str, Any], basedir: Path) -> Plan:
         raise ConfigError("libraries: tuning them needs wallclock.transports to include mpi")
     if gpu_systems:
         figures["nccl_choice"] = _nccl_choice(figures.get("nccl_choice", {}), gpu_systems)
+    figures["scale"] = _scale(config, figures, fabrics, gpu_systems)
     return Plan(variants, ranks, elements, list(config["dtypes"]), fabrics, figures, wallclock,
                 libraries, warnings, dtype, gpu_systems)  # fmt: skip
 
@@ -341,6 +344,37 @@ def _nccl_choice(given: dict[str, Any], systems: dict[str, dict[str, Any]]) -> d
                               f"whole scale-up domains of {domain_size(entry)} GPUs")  # fmt: skip
     sizes = given.get("message_bytes") or [8 * 4**k for k in range(14)]
     return {"system": system, "nodes": list(nodes), "message_bytes": list(sizes)}
+
+
+def _scale(
+    config: dict[str, Any],
+    figures: dict[str, Any],
+    fabrics: dict[str, str],
+    systems: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """The scale figure's CPU fabric and library rule, GPU system, N and sizes: as given,
+    else the first real cluster's network and rule (MPICH's classic one where it names
+    none, the first fabric where there is no cluster), the NCCL choice map's system, 8 to
+    131,072 ranks by factors of 4 and the workloads' all-reduce sizes."""
+    given = figures.get("scale", {})
+    clusters = list(config.get("wallclock", {}).get("clusters", {}).values())
+    first = clusters[0] if clusters else {}
+    fabric = given.get("fabric") or first.get("fabric") or next(iter(fabrics))
+    if fabric not in fabrics:
+        raise ConfigError(f"figures.scale.fabric: no fabric {fabric!r} in fabrics")
+    library = given.get("library") or first.get("library") or "mpich-classic"
+    if library not in RULES:
+        raise ConfigError(f"figures.scale.library: no decision rule {library!r}; known: "
+                          f"{', '.join(RULES)}")  # fmt: skip
+    system = given.get("system") or figures.get("nccl_choice", {}).get("system")
+    if system is not None and system not in systems:
+        raise ConfigError(f"figures.scale.system: no system {system!r} in gpu_systems")
+    sizes = given.get("message_bytes") or sorted(workload_sizes(config.get("workloads", {})))
+    return {
+        "fabric": fabric, "library": library, "system": system,
+        "ranks": list(given.get("ranks") or DEFAULT_SCALE_RANKS),
+        "message_bytes": list(sizes or [8 * 4**k for k in range(14)]),
+    }  # fmt: skip
 
 
 def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:
