@@ -78,9 +78,9 @@ def _latencies(axis, rows, side) -> None:
     """The ring's latency term and the latency-optimal one's over N, with the cheapest time
     of the smallest and largest size for scale."""
     by_n = rows.groupby("ranks").first().sort_index()
-    optimal = "latency-optimal (left: recursive doubling, right: the library's tree)"
+    optimal = "recursive doubling" if side == "cluster" else "tree"
     for key, column, text in (("ring", "ring_latency_s", "ring"),
-                              ("tree", "tree_latency_s", optimal)):  # fmt: skip
+                              ("tree", "tree_latency_s", "latency-optimal")):  # fmt: skip
         shade, dashes, mark = LATENCY_STYLE[key]
         axis.plot(by_n.index, by_n[column], color=shade, linestyle=dashes, marker=mark,
                   markersize=3, label=f"{text}: latency term")  # fmt: skip
@@ -95,7 +95,7 @@ def _latencies(axis, rows, side) -> None:
     seconds_axis(axis)
     axis.set_xlabel("N (ranks)")
     axis.set_ylabel("time")
-    axis.set_title(f"latency terms over N, {rows['where'].iloc[0]}", fontsize=7.5)
+    axis.set_title(f"latency terms: ring and {optimal} ({rows['where'].iloc[0]})", fontsize=7.5)
 
 
 def _count(ranks: int) -> str:
