@@ -5,9 +5,9 @@
 #
 # One rule file per stage: measure -> aggregate -> fabrics -> cost -> figures, the timed
 # runs and their validation (wallclock), the GPU systems against their nccl-tests logs
-# (gpu), the MPI libraries tuned by our selections
-# (libraries), and the report. common.smk checks the config and holds the input
-# functions; resources.smk the threads, memory, MPI and cluster resources.
+# (gpu), the MPI libraries tuned by our selections (libraries), and the report with the
+# pages' claims checked. common.smk checks the config and holds the input functions;
+# resources.smk the threads, memory, MPI and cluster resources.
 # Where every file goes is collectives.study.paths.
 
 
@@ -45,6 +45,7 @@ rule all:
         wallclock_outputs(),
         gpu_outputs(),
         paths.table("pipeline_timing.csv"),
+        paths.table("claims.csv"),
 
 
 rule runs:

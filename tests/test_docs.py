@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from collectives.study import claims
+
 REPO = Path(__file__).resolve().parents[1]
 USER_DOCS = [REPO / "README.md", REPO / "config/README.md", REPO / "profiles/slurm/README.md",
              *sorted((REPO / "docs").glob("*.md"))]  # fmt: skip
@@ -46,3 +48,12 @@ def test_every_link_resolves(doc):
 @pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: str(p.relative_to(REPO)))
 def test_user_docs_hold_no_development_notes(doc):
     assert not DEVELOPMENT_NOTES.findall(doc.read_text())
+
+
+def test_every_claim_is_stated_on_a_page_and_every_marker_names_one():
+    pages = {str(p.relative_to(REPO)): p.read_text() for p in [REPO / "README.md",
+             *sorted((REPO / "docs").glob("*.md"))]}  # fmt: skip
+    markers = claims.find_markers(pages)  # a marker naming no claim raises here
+    assert {m.name for m in markers} == set(claims.CLAIMS)
+    for marker in markers:  # each page's unit is one of its claim's quantity
+        claims.unit_scale(claims.CLAIMS[marker.name], marker.unit, marker.page)

@@ -14,7 +14,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-WORKFLOW = ("Snakefile", "workflow", "config", "profiles", ".test")
+WORKFLOW = ("Snakefile", "workflow", "config", "profiles", ".test", "README.md", "docs")
 
 
 def copy_workflow(target: Path, items: tuple[str, ...] = WORKFLOW) -> Path:

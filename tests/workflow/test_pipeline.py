@@ -33,7 +33,7 @@ TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "cros
           "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
           "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
           "validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv",
-          "nccl_choice_map.csv"]  # fmt: skip
+          "nccl_choice_map.csv", "claims.csv"]  # fmt: skip
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
            "structure", "workloads", "scale", "wallclock", "validation", "gpu_systems",
            "nccl_choice", "tuned_vs_default"]  # fmt: skip
@@ -122,6 +122,33 @@ def test_nothing_to_do_on_a_second_run(workdir):
     done = snakemake(workdir, "-n")
     assert done.returncode == 0
     assert "Nothing to be done" in done.stdout + done.stderr
+
+
+def test_the_pages_claims_are_recomputed_and_a_changed_one_is_caught(workdir):
+    table = pd.read_csv(workdir / "results/tables/claims.csv")
+    ours = table[table.claim == "crossover_infiniband"]  # the .test config's infiniband, N = 8
+    assert set(ours.page) >= {"README.md", "docs/model.md"}
+    assert (ours.status == "agrees").all() and set(ours.this_run.astype(str)) == {"212.8"}
+    assert "differs" not in set(table.status)
+    readme = workdir / "README.md"
+    text, before = readme.read_text(), readme.stat()
+    line = next(row.line for row in ours.itertuples() if row.page == "README.md")
+    readme.write_text(text.replace("213 KiB<!--claim crossover_infiniband-->",
+                                   "231 KiB<!--claim crossover_infiniband-->"))  # fmt: skip
+    try:
+        done = snakemake(workdir, "--allowed-rules", "claims", "--", "results/tables/claims.csv")
+        changed = pd.read_csv(workdir / "results/tables/claims.csv")
+    finally:
+        readme.write_text(text)
+        os.utime(readme, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (f"claim differs: README.md:{line}: crossover_infiniband states 231 KiB, this run "
+            "has 212.8") in done.stderr  # fmt: skip
+    wrong = changed[changed.status == "differs"]
+    assert list(zip(wrong.page, wrong.line, strict=True)) == [("README.md", line)]
+    again = snakemake(workdir, "--forcerun", "claims", "--allowed-rules", "claims", "--",
+                      "results/tables/claims.csv")  # fmt: skip
+    assert again.returncode == 0 and "claim differs" not in again.stderr  # as it was
 
 
 def test_adding_a_fabric_reruns_no_measure_job(workdir, tmp_path):

@@ -13,6 +13,7 @@ from snakemake.utils import validate
 try:
     from collectives.registry import parse_variant
     from collectives.study import paths
+    from collectives.study.claims import tables_read as claimed_tables
     from collectives.study.config import (
         ConfigError,
         check,
@@ -374,6 +375,19 @@ def system_fabrics(system):
         paths.FABRIC.format(fabric=entry[key])
         for key in ("intra_fabric", "inter_fabric")
     ]
+
+
+def claim_tables():
+    """The tables of this run that the pages' claims read (collectives.study.claims)."""
+    made = set(study_outputs() + wallclock_outputs() + gpu_outputs())
+    return [t for t in map(paths.table, claimed_tables()) if t in made]
+
+
+def claim_pages():
+    """The pages whose marked numbers are checked (claims.csv): the README and docs/."""
+    return sorted(
+        str(p) for p in [Path("README.md"), *Path("docs").glob("*.md")] if p.exists()
+    )
 
 
 def wallclock_outputs():

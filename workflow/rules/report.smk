@@ -27,3 +27,26 @@ rule pipeline_timing:
         ENV
     script:
         "../scripts/pipeline_timing.py"
+
+
+rule claims:
+    # every marked number of the README and docs/ recomputed from this run's tables
+    input:
+        tables=claim_tables(),
+        pages=claim_pages(),
+    output:
+        report(
+            paths.table("claims.csv"),
+            caption="../report/claims.rst",
+            category="Pipeline",
+        ),
+    log:
+        paths.log("claims"),
+    benchmark:
+        paths.benchmark("claims")
+    group:
+        "results"
+    conda:
+        ENV
+    script:
+        "../scripts/claims.py"

@@ -1,0 +1,517 @@
+"""What the pages state, recomputed from a run's tables (results/tables/claims.csv).
+
+A number on a page that comes from results carries a marker right after it and its unit:
+``213 KiB<!--claim crossover_infiniband-->``, or a range, ``2.6–2.9×<!--claim ...-->``.
+CLAIMS defines each claim once: its kind, the tables it reads and how a run's value is
+computed from their rows. `find_markers` reads the pages; `check` compares:
+
+* `published`: a property of published fabrics and logs and of the exact counts, the
+  same on every machine: the stated value must equal this run's rounded as it is stated
+  (212.8 KiB agrees with "213 KiB", 2.54 does not with "2.6");
+* `machine`: a property of the machine that ran the study (its calibrated fabrics, its
+  clock): this run's value and its interval stand beside the stated one, which the page
+  words as the machine's; they agree or not, but a machine's figures are not an error.
+
+A claim whose rows this run does not have (a smaller config) is `not in this run`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+PUBLISHED, MACHINE = "published", "machine"
+# The units a stated number may carry, by what the claim computes (its base unit first).
+UNITS = {
+    "bytes": {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3},
+    "seconds": {"s": 1, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9},
+    "fraction": {"%": 0.01},
+    "number": {},  # a ratio or a count: whatever follows the number is words ("×", "A100s")
+}
+NUMBER = r"\d[\d,]*(?:\.\d+)?"
+MARKER = re.compile(
+    rf"(?P<stated>{NUMBER}(?:\s*[–-]\s*{NUMBER})?)(?P<unit>[^\d<]{{0,12}}?)"
+    r"<!--claim (?P<name>[a-z0-9_]+)-->"
+)
+ANY_MARKER = re.compile(r"<!--claim\b")
+COLUMNS = ["claim", "kind", "page", "line", "stated", "this_run", "low", "high", "agrees",
+           "status", "what"]  # fmt: skip
+
+Tables = Mapping[str, pd.DataFrame | str]  # by file name; Markdown tables as their text
+Computed = tuple[float, ...]  # one value, or a range's two ends, in the claim's base unit
+
+
+class NotInRun(LookupError):
+    """This run's tables have no rows the claim is computed from."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """A run's value of a claim (one number or a range's ends), and its interval if any."""
+
+    values: Computed
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim: what it is, its kind, its base unit, the tables it reads and how."""
+
+    what: str
+    kind: str
+    quantity: str  # a key of UNITS
+    tables: tuple[str, ...]
+    compute: Callable[[Tables], Value]
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A marked number on a page: the claim it names, where, and what it states."""
+
+    name: str
+    page: str
+    line: int
+    stated: str  # as written: "213", "2.6–2.9"
+    unit: str  # the text between the number and the marker
+
+
+def _rows(table: pd.DataFrame, **equal: object) -> pd.DataFrame:
+    """The rows where every named column has the given value; NotInRun if there are none."""
+    mask = pd.Series(True, index=table.index)
+    for column, value in equal.items():
+        mask &= table[column] == value
+    found = table[mask]
+    if found.empty:
+        raise NotInRun(", ".join(f"{k} = {v}" for k, v in equal.items()))
+    return found
+
+
+def _one(value: float) -> Value:
+    """One value, no interval."""
+    return Value((float(value),))
+
+
+def _span(values: Iterable[float]) -> Value:
+    """The range of several values (one value where they are all equal)."""
+    values = [float(v) for v in values]
+    return Value((min(values), max(values))) if min(values) < max(values) else _one(values[0])
+
+
+def _fastest_sizes(
+    costs: pd.DataFrame,
+    algorithm: str,
+    among: list[str] | None,
+    column: str = "time_s",
+    **where: object,
+) -> pd.Series:
+    """The message sizes at which `algorithm` is the fastest (of `among`, else of every
+    algorithm in the rows) by `column`."""
+    rows = _rows(costs, **where)
+    if among is not None:
+        rows = rows[rows.algorithm.isin(among)]
+    times = rows.pivot_table(index="message_bytes", columns="algorithm", values=column)
+    if algorithm not in times:
+        raise NotInRun(algorithm)
+    return times.index[times[algorithm] <= times.min(axis=1)].to_series()
+
+
+def _crossover(fabric: str) -> Callable[[Tables], Value]:
+    """Where ring overtakes recursive doubling at N = 8, float64 (closed form)."""
+
+    def compute(tables: Tables) -> Value:
+        rows = _rows(tables["crossover.csv"], fabric=fabric, dtype="float64", ranks=8)
+        return _one(rows.analytic_bytes.iloc[0])
+
+    return compute
+
+
+def _ndv2(algorithm: str, end: str, column: str = "time_s") -> Callable[[Tables], Value]:
+    """The smallest or largest size at which `algorithm` is the cheapest on Azure NDv2 at
+    N = 64 (float64), by the replay (time_s) or by the flat model (closed_form_s)."""
+
+    def compute(tables: Tables) -> Value:
+        sizes = _fastest_sizes(
+            tables["costs.csv"], algorithm, None, column, fabric="ndv2", dtype="float64",
+            ranks=64,
+        )  # fmt: skip
+        if sizes.empty:
+            raise NotInRun(f"{algorithm} never cheapest")
+        return _one(sizes.min() if end == "from" else sizes.max())
+
+    return compute
+
+
+def _naive_on_nvlink(tables: Tables) -> Value:
+    """The largest size at which naive is the fastest of the seed's three on NVLink."""
+    sizes = _fastest_sizes(
+        tables["costs.csv"], "naive", ["naive", "ring", "recursive_doubling"],
+        fabric="nvlink", dtype="float64", ranks=8,
+    )  # fmt: skip
+    return _one(sizes.max()) if not sizes.empty else _one(0)
+
+
+def _ring_rd_coefficient(tables: Tables) -> Value:
+    """The crossover in units of α/β (a property of the counts: the same on every flat
+    fabric), from InfiniBand's row."""
+    row = _rows(tables["crossover.csv"], fabric="infiniband", dtype="float64", ranks=8).iloc[0]
+    return _one(row.analytic_bytes * row.beta_s_per_byte / row.alpha_s)
+
+
+SCALE_RANKS = 131_072
+SCALE_BUCKET = 80_000_000  # Llama 2 70B's Megatron bucket (config/config.yaml, workloads)
+
+
+def _scale_cluster(tables: Tables) -> pd.Series:
+    return _rows(
+        tables["scale.csv"], side="cluster", ranks=SCALE_RANKS, message_bytes=SCALE_BUCKET
+    ).iloc[0]
+
+
+def _nccl_tree_from(tables: Tables) -> Value:
+    """The fewest GPUs from which NCCL picks its tree for the bucket."""
+    rows = _rows(tables["scale.csv"], side="gpu", message_bytes=SCALE_BUCKET)
+    tree = rows[rows.pick.str.contains("tree")]
+    if tree.empty:
+        raise NotInRun("no tree pick")
+    return _one(tree.ranks.min())
+
+
+def _recovered(algorithm: str, quantity: str) -> Callable[[Tables], Value]:
+    """The coefficient of log2 N in the fit of the measured counts (cost_model.md)."""
+
+    def compute(tables: Tables) -> Value:
+        row = re.search(
+            rf"^\| {algorithm} \| float64 \| {quantity} \| [^|]+\| ({NUMBER}) log2 N \|",
+            str(tables["cost_model.md"]), re.M,
+        )  # fmt: skip
+        if row is None:
+            raise NotInRun(f"{algorithm} {quantity}: no log2 N fit")
+        return _one(float(row.group(1)))
+
+    return compute
+
+
+MEGATRON = ["gpt3-175b", "llama2-70b"]  # the shipped workloads' Megatron-LM layouts
+
+
+def _megatron_buckets(tables: Tables) -> Value:
+    """Recursive doubling's time over ring's for the Megatron workloads' data-parallel
+    buckets (the full ones, more than one a step)."""
+    dp = _rows(tables["workloads.csv"], group="DP")
+    dp = dp[(dp.count_per_step > 1) & dp.workload.isin(MEGATRON)]
+    if set(dp.workload) != set(MEGATRON):
+        raise NotInRun(", ".join(MEGATRON))
+    return _span(dp.recursive_doubling_s / dp.ring_s)
+
+
+def _decode(column: str) -> Callable[[Tables], Value]:
+    """One time of the decode step's tensor-parallel all-reduce (workloads.csv)."""
+    return lambda tables: _one(
+        _rows(tables["workloads.csv"], workload="llama2-70b-decode", group="TP")[column].iloc[0]
+    )
+
+
+def _decode_measured(tables: Tables) -> float:
+    """The decode all-reduce's size, measured by nccl-tests on one ABCI A100 node."""
+    size = _rows(tables["workloads.csv"], workload="llama2-70b-decode").message_bytes.iloc[0]
+    rows = _rows(tables["validation_gpu.csv"], system="abci-a100-1node", message_bytes=size)
+    return float(rows.measured_s.iloc[0])
+
+
+def _decode_step(tables: Tables) -> Value:
+    """A decode step's TP all-reduces at the measured time of one."""
+    count = _rows(tables["workloads.csv"], workload="llama2-70b-decode").count_per_step.iloc[0]
+    return _one(count * _decode_measured(tables))
+
+
+def _ladder_top(where: list[str], ranks: list[int] | None = None) -> Callable[[Tables], Value]:
+    """The top rung's median |error| (the range over `where` and N where several)."""
+
+    def compute(tables: Tables) -> Value:
+        rows = _rows(tables["validation_summary.csv"], model="+protocol")
+        rows = rows[rows["where"].isin(where)]
+        if ranks is not None:
+            rows = rows[rows.ranks.isin(ranks)]
+        if set(rows["where"]) != set(where):  # a range over fewer is another claim
+            raise NotInRun(", ".join(sorted(set(where) - set(rows["where"]))))
+        return _span(rows.median_abs_rel_error)
+
+    return compute
+
+
+CLOCKS = ["queue", "mpi"]
+
+
+def _textbook_low(tables: Tables) -> Value:
+    """The textbook α-β rung's median |error| against the clock, over transports and N."""
+    rows = _rows(tables["validation_summary.csv"], model="alpha-beta")
+    rows = rows[rows["where"].isin(CLOCKS)]
+    if rows.empty:
+        raise NotInRun("no timed transport")
+    return _span(rows.median_abs_rel_error)
+
+
+LARGE = 8 * 1024 * 1024
+
+
+def _ring_against_mpi(transport: str) -> Callable[[Tables], Value]:
+    """The from-scratch ring's median time at 8 MiB over MPI_Allreduce's at the same N,
+    over N, its interval from the ring's own (low_s, high_s)."""
+
+    def compute(tables: Tables) -> Value:
+        clock = tables["wallclock.csv"]
+        ring = _rows(clock, transport=transport, algorithm="ring", message_bytes=LARGE)
+        mpi = _rows(clock, transport="mpi", algorithm="MPI_Allreduce", message_bytes=LARGE)
+        both = ring.merge(mpi[["ranks", "time_median_s"]], on="ranks", suffixes=("", "_mpi"))
+        if both.empty:
+            raise NotInRun(f"no {transport} ring beside MPI_Allreduce")
+        ratio = both.time_median_s / both.time_median_s_mpi
+        return Value(
+            (float(ratio.min()), float(ratio.max())),
+            float((both.low_s / both.time_median_s_mpi).min()),
+            float((both.high_s / both.time_median_s_mpi).max()),
+        )
+
+    return compute
+
+
+def _cell(table: str, column: str, **where: object) -> Callable[[Tables], Value]:
+    """One cell of a table."""
+    return lambda tables: _one(_rows(tables[table], **where)[column].iloc[0])
+
+
+def _ratio(numerator: Callable[[Tables], Value], denominator: Callable[[Tables], Value]):
+    """One value over another."""
+    return lambda tables: _one(numerator(tables).values[0] / denominator(tables).values[0])
+
+
+_scale_ring_latency = lambda tables: _one(_scale_cluster(tables).ring_latency_s)  # noqa: E731
+_scale_bucket = lambda tables: _one(_scale_cluster(tables).cheapest_s)  # noqa: E731
+
+CLAIMS: dict[str, Claim] = {
+    "naive_on_nvlink": Claim(
+        "the largest size at which naive is the fastest of naive, ring and recursive "
+        "doubling (nvlink, N = 8, float64)", PUBLISHED, "bytes", ("costs.csv",),
+        _naive_on_nvlink,
+    ),
+    "ring_rd_coefficient": Claim(
+        "where ring overtakes recursive doubling at N = 8, in units of α/β",
+        PUBLISHED, "number", ("crossover.csv",), _ring_rd_coefficient,
+    ),
+    "crossover_infiniband": Claim(
+        "where ring overtakes recursive doubling (infiniband, N = 8, closed form)",
+        PUBLISHED, "bytes", ("crossover.csv",), _crossover("infiniband"),
+    ),
+    "crossover_xeon": Claim(
+        "where ring overtakes recursive doubling (shm-xeon, N = 8, closed form)",
+        PUBLISHED, "bytes", ("crossover.csv",), _crossover("shm-xeon"),
+    ),
+    "ndv2_rd_to": Claim(
+        "the largest size at which the replay picks recursive doubling (ndv2, N = 64)",
+        PUBLISHED, "bytes", ("costs.csv",), _ndv2("recursive_doubling", "to"),
+    ),
+    "ndv2_hierarchical_from": Claim(
+        "the smallest size at which the replay picks hierarchical (ndv2, N = 64)",
+        PUBLISHED, "bytes", ("costs.csv",), _ndv2("hierarchical-G8", "from"),
+    ),
+    "ndv2_hierarchical_to": Claim(
+        "the largest size at which the replay picks hierarchical (ndv2, N = 64)",
+        PUBLISHED, "bytes", ("costs.csv",), _ndv2("hierarchical-G8", "to"),
+    ),
+    "ndv2_ring_from": Claim(
+        "the smallest size at which the replay picks ring (ndv2, N = 64)",
+        PUBLISHED, "bytes", ("costs.csv",), _ndv2("ring", "from"),
+    ),
+    "ndv2_flat_rd_to": Claim(
+        "the largest size at which the flat model picks recursive doubling (ndv2, N = 64)",
+        PUBLISHED, "bytes", ("costs.csv",), _ndv2("recursive_doubling", "to", "closed_form_s"),
+    ),
+    "scale_ring_latency": Claim(
+        "ring's latency term on the cluster side at N = 131,072 (scale.csv)",
+        PUBLISHED, "seconds", ("scale.csv",), _scale_ring_latency,
+    ),
+    "scale_bucket_cheapest": Claim(
+        "the cheapest all-reduce of the 80 MB bucket on the cluster side at N = 131,072",
+        PUBLISHED, "seconds", ("scale.csv",), _scale_bucket,
+    ),
+    "scale_ring_over_bucket": Claim(
+        "ring's latency term over the cheapest time of the 80 MB bucket at N = 131,072",
+        PUBLISHED, "number", ("scale.csv",), _ratio(_scale_ring_latency, _scale_bucket),
+    ),
+    "scale_nccl_tree_from": Claim(
+        "the fewest GPUs from which NCCL picks its tree for the 80 MB bucket (scale.csv)",
+        PUBLISHED, "number", ("scale.csv",), _nccl_tree_from,
+    ),
+    "recovered_rd_rounds": Claim(
+        "recursive doubling's rounds fitted to the measured counts, per log2 N",
+        PUBLISHED, "number", ("cost_model.md",), _recovered("recursive_doubling", "rounds"),
+    ),
+    "recovered_rabenseifner_rounds": Claim(
+        "Rabenseifner's rounds fitted to the measured counts, per log2 N",
+        PUBLISHED, "number", ("cost_model.md",), _recovered("rabenseifner", "rounds"),
+    ),
+    "megatron_rd_over_ring": Claim(
+        "recursive doubling's time over ring's for the Megatron workloads' DP buckets",
+        PUBLISHED, "number", ("workloads.csv",), _megatron_buckets,
+    ),
+    "decode_cheapest": Claim(
+        "the decode TP all-reduce's cheapest time on link-level α-β (workloads.csv)",
+        PUBLISHED, "seconds", ("workloads.csv",), _decode("winner_s"),
+    ),
+    "decode_ring": Claim(
+        "the decode TP all-reduce's ring time on link-level α-β (workloads.csv)",
+        PUBLISHED, "seconds", ("workloads.csv",), _decode("ring_s"),
+    ),
+    "decode_nccl_model": Claim(
+        "NCCL's model of the decode TP all-reduce with the call floor (workloads.csv)",
+        PUBLISHED, "seconds", ("workloads.csv",), _decode("nccl_s"),
+    ),
+    "decode_measured": Claim(
+        "nccl-tests' time of the decode TP all-reduce's size on one ABCI A100 node",
+        PUBLISHED, "seconds", ("workloads.csv", "validation_gpu.csv"),
+        lambda tables: _one(_decode_measured(tables)),
+    ),
+    "decode_step_measured": Claim(
+        "a decode step's TP all-reduces at nccl-tests' time of one",
+        PUBLISHED, "seconds", ("workloads.csv", "validation_gpu.csv"), _decode_step,
+    ),
+    "cluster_abci": Claim(
+        "the top rung's median |error| on the ABCI clusters' osu_allreduce",
+        PUBLISHED, "fraction", ("validation_summary.csv",),
+        _ladder_top(["abci-128", "abci-16"]),
+    ),
+    "cluster_azure": Claim(
+        "the top rung's median |error| on Azure HBv3's osu_allreduce",
+        PUBLISHED, "fraction", ("validation_summary.csv",), _ladder_top(["azure-hbv3-192"]),
+    ),
+    "cluster_oci": Claim(
+        "the top rung's median |error| on OCI's osu_allreduce",
+        PUBLISHED, "fraction", ("validation_summary.csv",), _ladder_top(["oci-144"]),
+    ),
+    "clock_textbook": Claim(
+        "the textbook α-β rung's median |error| against this machine's clock",
+        MACHINE, "fraction", ("validation_summary.csv",), _textbook_low,
+    ),
+    "clock_top_n2": Claim(
+        "the top rung's median |error| against this machine's clock at N = 2",
+        MACHINE, "fraction", ("validation_summary.csv",), _ladder_top(CLOCKS, [2]),
+    ),
+    "clock_top_n4_8": Claim(
+        "the top rung's median |error| against this machine's clock at N = 4 and 8",
+        MACHINE, "fraction", ("validation_summary.csv",), _ladder_top(CLOCKS, [4, 8]),
+    ),
+    "ring_over_mpi_queue": Claim(
+        "the from-scratch ring over queues at 8 MiB, over MPI_Allreduce's time",
+        MACHINE, "number", ("wallclock.csv",), _ring_against_mpi("queue"),
+    ),
+    "ring_over_mpi_mpi": Claim(
+        "the from-scratch ring over MPI at 8 MiB, over MPI_Allreduce's time",
+        MACHINE, "number", ("wallclock.csv",), _ring_against_mpi("mpi"),
+    ),
+}  # fmt: skip
+
+
+def tables_read() -> list[str]:
+    """Every table some claim reads."""
+    return sorted({name for claim in CLAIMS.values() for name in claim.tables})
+
+
+def find_markers(pages: Mapping[str, str]) -> list[Marker]:
+    """Every marked number of the pages (by page name, their text); ValueError naming the
+    page and line of a marker with no number before it or naming no known claim."""
+    found = []
+    for page, text in pages.items():
+        for number, line in enumerate(text.splitlines(), start=1):
+            matched = list(MARKER.finditer(line))
+            if len(matched) != len(ANY_MARKER.findall(line)):
+                raise ValueError(f"{page}:{number}: a claim marker with no number before it")
+            for match in matched:
+                name = match["name"]
+                if name not in CLAIMS:
+                    raise ValueError(f"{page}:{number}: no claim named {name!r} (CLAIMS)")
+                found.append(Marker(name, page, number, match["stated"], match["unit"]))
+    return found
+
+
+def stated_numbers(stated: str) -> list[str]:
+    """'2.6–2.9' -> ['2.6', '2.9']; '131,072' -> ['131072']."""
+    return [part.replace(",", "") for part in re.findall(NUMBER, stated)]
+
+
+def unit_scale(claim: Claim, unit: str, where: str) -> float:
+    """How many of the claim's base unit one stated unit is; ValueError naming `where` if
+    the page's unit is not one of the claim's quantity."""
+    units = UNITS[claim.quantity]
+    if not units:
+        return 1.0
+    word = unit.strip().split(" ")[0] if unit.strip() else ""
+    if word not in units:
+        raise ValueError(f"{where}: {unit.strip()!r} is not a unit of {claim.quantity} "
+                         f"({', '.join(units)})")  # fmt: skip
+    return units[word]
+
+
+def agrees(stated: list[str], values: Computed, scale: float) -> bool:
+    """Whether each stated number equals this run's value rounded to its decimals."""
+    if len(stated) != len(values):
+        return False
+    for text, value in zip(stated, values, strict=True):
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        if round(value / scale, decimals) != round(float(text), decimals):
+            return False
+    return True
+
+
+def _shown(values: Computed, scale: float) -> str:
+    return "–".join(f"{value / scale:.4g}" for value in values)
+
+
+def check(markers: list[Marker], tables: Tables) -> pd.DataFrame:
+    """One row per marker: the stated value, this run's (in the stated unit), its interval,
+    whether they agree, and the status (agrees, differs, this machine's, not in this run)."""
+    rows = []
+    for marker in markers:
+        claim = CLAIMS[marker.name]
+        where = f"{marker.page}:{marker.line}"
+        scale = unit_scale(claim, marker.unit, where)
+        stated = stated_numbers(marker.stated)
+        row = {"claim": marker.name, "kind": claim.kind, "page": marker.page,
+               "line": marker.line, "stated": f"{marker.stated}{marker.unit}".strip(),
+               "this_run": "", "low": "", "high": "", "agrees": "", "what": claim.what}  # fmt: skip
+        missing = [name for name in claim.tables if name not in tables]
+        try:
+            if missing:
+                raise NotInRun(", ".join(missing))
+            value = claim.compute(tables)
+        except NotInRun:
+            rows.append({**row, "status": "not in this run"})
+            continue
+        same = agrees(stated, value.values, scale)
+        row.update(this_run=_shown(value.values, scale), agrees=same)
+        if value.low is not None and value.high is not None:
+            row.update(low=f"{value.low / scale:.4g}", high=f"{value.high / scale:.4g}")
+        status = "this machine's" if claim.kind == MACHINE else "agrees" if same else "differs"
+        rows.append({**row, "status": status})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def read_tables(paths: Iterable[str | Path]) -> dict[str, pd.DataFrame | str]:
+    """The run's tables by file name: CSVs as frames, Markdown as its text."""
+    tables: dict[str, pd.DataFrame | str] = {}
+    for path in map(Path, paths):
+        tables[path.name] = pd.read_csv(path) if path.suffix == ".csv" else path.read_text()
+    return tables
+
+
+def differences(table: pd.DataFrame) -> list[str]:
+    """One line per published claim this run contradicts: page, line, stated and found."""
+    wrong = table[table.status == "differs"]
+    return [
+        f"{row.page}:{row.line}: {row.claim} states {row.stated}, this run has {row.this_run}"
+        for row in wrong.itertuples()
+    ]
