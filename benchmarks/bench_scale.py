@@ -8,7 +8,9 @@ N = 8 up to --largest: by classes (one node's ranks), and as the whole trace up 
 --whole-up-to, each a median of --repeat interleaved runs with its range, and checks that the
 two replays agree to the bit. Then a 1,152-rank cluster (32 nodes of 36 ranks sharing one
 NIC), whose shared ports need the whole trace: its trace made from the classes, beside the
-dry trace of every rank. Prints peak memory (the process's maximum resident set).
+dry trace of every rank. Then NCCL's double binary tree (no shift) traced by its roles
+beside every rank run, the two traces checked equal. Prints peak memory (the process's
+maximum resident set).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collectives.transport.dry import dry_trace
 NET = LinkClass(5e-6, 1 / 25e9)  # an InfiniBand-like step and rate (an example, not a fit)
 NVLINK = LinkClass(1e-6, 1 / 150e9)
 PER_NODE, PER_RANK = 8, 1024
+TREE_POINTS = [(128, 1 << 30), (1024, 1 << 27)]  # (N, bytes): a GB200 system's 4 GPUs a tray
 
 
 def interleaved(functions: dict[str, Callable[[], float]], repeat: int) -> dict[str, list[float]]:
@@ -62,6 +65,11 @@ def whole(entry, parameters, ranks, elements, fabric, results) -> None:
     """The dry trace of every rank and its replay, the time kept in `results`."""
     traced = dry_trace(entry.bind(**parameters), ranks, elements, 4)
     results["whole"] = replay(traced, fabric)
+
+
+def traced_as(traces: dict, name: str, make: Callable, *arguments) -> None:
+    """A trace made by `make(*arguments)`, kept in `traces` under `name` to compare."""
+    traces[name] = make(*arguments)
 
 
 def main() -> None:
@@ -117,6 +125,32 @@ def main() -> None:
     started = time.perf_counter()
     replay(traced, cluster, pipelined=True)
     print(f"  its replay (shared ports: the whole trace): {time.perf_counter() - started:.2f} s")
+    tree = registry.get("double_binary_tree")
+    for ranks, nbytes in TREE_POINTS:
+        parameters = tree.resolve({"ranks_per_node": 4}, ranks)
+        elements = nbytes // 4
+        traces: dict[str, object] = {}
+        runs = {
+            "by roles": functools.partial(
+                traced_as, traces, "roles", tree.trace, ranks, elements, 4, parameters,
+                cluster.topology,
+            ),
+            "every rank": functools.partial(
+                traced_as, traces, "whole", dry_trace, tree.bind(**parameters), ranks,
+                elements, 4,
+            ),
+        }  # fmt: skip
+        times = interleaved(runs, args.repeat)
+        if not all(
+            (getattr(traces["roles"], c) == getattr(traces["whole"], c)).all()
+            for c in ("offsets", "kind", "peer", "amount")
+        ):
+            raise SystemExit(f"double binary tree N={ranks}: the traces by roles differ")
+        print(
+            f"double binary tree, {ranks} ranks on nodes of 4, {nbytes >> 20} MiB, "
+            f"{len(traces['roles'].kind):,} events: by roles {shown(times['by roles'])}, "
+            f"every rank {shown(times['every rank'])}"
+        )
     print(f"peak memory: {peak_gib():.2f} GiB")
 
 

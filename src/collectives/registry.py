@@ -36,7 +36,7 @@ from .algorithms import (
 from .model import theory
 from .model.theory import Counts
 from .model.topology import Topology
-from .transport.dry import class_trace, dry_trace
+from .transport.dry import Roles, class_trace, dry_trace, role_trace
 from .transport.trace import ClassTrace, Trace
 
 Allreduce = Callable[..., np.ndarray]  # (comm: Communicator, x, **parameters) -> the sum
@@ -120,6 +120,10 @@ class Algorithm:
     # None: dry traces then hold one class per `shift` ranks (tests/test_registry.py checks
     # each declaration against the whole trace).
     shift: Callable[[int, int, int, Mapping[str, int]], int | None] = lambda *_: None
+    # (N, parameters) -> per rank its role and its peers in order, where ranks of one role
+    # run the same code with their peers in the same places: a dry trace without a shift
+    # then runs one rank per role (tests/test_registry.py checks it against the whole).
+    roles: Callable[[int, Mapping[str, int]], Roles] | None = None
 
     @property
     def description(self) -> str:
@@ -213,13 +217,16 @@ class Algorithm:
         topology: Topology,
     ) -> Trace | ClassTrace:
         """Its dry trace with these (resolved) parameters, by classes of ranks where its
-        symmetry and the topology's (a shift by whole nodes) leave fewer classes than ranks."""
+        symmetry and the topology's (a shift by whole nodes) leave fewer classes than ranks,
+        else one rank per role where it declares roles."""
         allreduce = self.bind(**parameters)
         shift = self.shift(ranks, elements, itemsize, parameters)
         per_node = topology.ranks_per_node or 1
         period = math.lcm(shift, per_node) if shift else ranks
         if period < ranks and ranks % period == 0:
             return class_trace(allreduce, ranks, elements, itemsize, period)
+        if self.roles is not None:
+            return role_trace(allreduce, ranks, elements, itemsize, self.roles(ranks, parameters))
         return dry_trace(allreduce, ranks, elements, itemsize)
 
     def nodes(self, parameters: Mapping[str, int]) -> Topology | None:
@@ -271,6 +278,23 @@ def _whole_nodes(
     return group if elements % group == 0 and shard % (ranks // group) == 0 and by_ring else None
 
 
+def _tree_roles(ranks: int, parameters: Mapping[str, int]) -> Roles:
+    """Double binary tree: a rank's role is its place in each tree (a root or not, its
+    number of children), its peers its parent and children in tree 0, then tree 1."""
+    nodes = NODE_SIZE.argument(parameters[NODE_SIZE.name])[1]
+    roles = []
+    for rank in range(ranks):
+        links = [
+            double_binary_tree.tree_links(rank, ranks, nodes, tree)
+            for tree in range(double_binary_tree.TREES)
+        ]
+        roles.append((
+            tuple((parent is None, len(children)) for parent, children in links),
+            tuple(p for parent, children in links for p in [parent, *children] if p is not None),
+        ))  # fmt: skip
+    return roles
+
+
 # vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py,
 # _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]) runs one- and two-shot on NVLink nodes of at most 8
 # GPUs; the grid runs them at every N up to there.
@@ -319,6 +343,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             "double_binary_tree", double_binary_tree.allreduce, theory.double_binary_tree,
             "double binary tree", Style(6, ">", (0, (2, 1, 2, 3))),
             parameters=(NODE_SIZE, replace(CHUNK_BYTES, default=double_binary_tree.CHUNK_BYTES)),
+            roles=_tree_roles,
         ),
         Algorithm(
             "one_shot", one_shot.allreduce, theory.one_shot, "one-shot", Style(9, "<", (0, (1, 1))),

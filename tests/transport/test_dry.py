@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from collectives import registry
-from collectives.transport.dry import Hollow, dry_trace, hollow
+from collectives.transport.dry import Hollow, dry_trace, hollow, role_trace
 from tests.support.runs import run_with_trace
 
 POINTS = [
@@ -92,3 +92,30 @@ def test_a_receive_that_disagrees_with_its_send_is_caught():
 
     with pytest.raises(ValueError, match=r"rank 0 received \[4\] elements from rank 1"):
         dry_trace(mismatched, 2, 8, 8)
+
+
+def ring_roles(ranks: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Every rank of a ring in one role: its left, then its right neighbour."""
+    return [("ring", ((r - 1) % ranks, (r + 1) % ranks)) for r in range(ranks)]
+
+
+def test_a_trace_by_roles_runs_one_rank_per_role_and_equals_the_whole():
+    calls = []
+
+    def counted(comm, x):
+        calls.append(comm.rank)
+        return registry.get("ring").allreduce(comm, x)
+
+    by_roles = role_trace(counted, 8, 16, 4, ring_roles(8))
+    assert calls == [0]  # one role, its first rank
+    assert same(by_roles, dry_trace(registry.get("ring").allreduce, 8, 16, 4))
+
+
+def test_roles_that_do_not_hold_fail_their_checks():
+    ring = registry.get("ring").allreduce
+    with pytest.raises(ValueError, match="sends and receives do not match"):
+        role_trace(ring, 8, 17, 4, ring_roles(8))  # chunks of 3 and 2 elements: not alike
+    with pytest.raises(ValueError, match="not among its declared peers"):
+        role_trace(ring, 8, 16, 4, [("ring", ((r + 1) % 8,)) for r in range(8)])
+    with pytest.raises(ValueError, match="7 roles declared for 8 ranks"):
+        role_trace(ring, 8, 16, 4, ring_roles(8)[:7])

@@ -11,12 +11,17 @@ model replays it where no process run reaches (a cluster's 192 ranks at 32 MiB).
 Where shifting every rank label by P maps the schedule onto itself, class_trace runs only
 ranks 0..P-1: a receive from rank p takes the message that p's representative sent to the
 correspondingly shifted rank, so a schedule that is not so symmetric fails its size checks.
+
+Where ranks of one role run the same code with their peers in the same places (the ranks
+at one place in a tree: a leaf, an interior node, a link of a node's chain), role_trace
+runs one rank of each role alone and gives every other rank its representative's events
+with its own peers put in; the whole trace's sends and receives must then still match.
 """
 
 from __future__ import annotations
 
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -24,7 +29,7 @@ import numpy as np
 
 from .accounting import Ledger
 from .base import CountingComm, check_same_size
-from .trace import ClassTrace, Trace
+from .trace import NO_PEER, RECV, SEND, ClassTrace, Trace
 
 NOTHING = np.dtype([])  # a dtype of itemsize 0: M elements hold no bytes
 WAIT_SECONDS = 60.0  # a receive no send matches within this is a broken schedule
@@ -153,6 +158,94 @@ def class_trace(
     if period < 1 or ranks % period:
         raise ValueError(f"a period of {period} ranks does not divide {ranks}")
     return ClassTrace(_run(allreduce, ranks, elements, itemsize, period), ranks)
+
+
+Roles = Sequence[tuple[Hashable, tuple[int, ...]]]  # per rank: its role and its peers
+
+
+def role_trace(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    roles: Roles,
+) -> Trace:
+    """The whole trace of `allreduce`, one rank per role run (alone: every receive names
+    its buffer, else the whole dry trace runs), each other rank given its representative's
+    events with the peer in each place its own; ValueError where the roles do not hold (a
+    representative messages a peer not among its declared ones, or sends and receives of
+    the whole trace then fail to match)."""
+    if len(roles) != ranks:
+        raise ValueError(f"{len(roles)} roles declared for {ranks} ranks")
+    peers = [list(dict.fromkeys(declared)) for _, declared in roles]  # distinct, in order
+    # ranks that name one peer in several places must do so alike to share a role
+    keys = [
+        (role, tuple(p.index(q) for q in declared))
+        for (role, declared), p in zip(roles, peers, strict=True)
+    ]
+    first: dict[Hashable, int] = {}
+    for rank, key in enumerate(keys):
+        first.setdefault(key, rank)
+    try:
+        templates = {
+            key: _template(allreduce, rank, ranks, elements, itemsize, peers[rank])
+            for key, rank in first.items()
+        }
+    except _SizeUnknown:
+        return dry_trace(allreduce, ranks, elements, itemsize)
+    lengths = np.array([len(templates[key][0]) for key in keys], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    kind = np.empty(offsets[-1], np.int8)
+    peer = np.empty(offsets[-1], np.int32)
+    amount = np.empty(offsets[-1], np.int64)
+    for rank, key in enumerate(keys):
+        events, place = templates[key]
+        where = slice(offsets[rank], offsets[rank + 1])
+        kind[where], amount[where] = events[:, 0], events[:, 2]
+        own = np.append(np.array(peers[rank], dtype=np.int64), NO_PEER)
+        peer[where] = own[place]  # place -1: no peer, the appended NO_PEER
+    trace = Trace(offsets, kind, peer, amount)
+    _check_matched(trace)
+    return trace
+
+
+def _template(
+    allreduce: Callable[[CountingComm, np.ndarray], np.ndarray],
+    rank: int,
+    ranks: int,
+    elements: int,
+    itemsize: int,
+    peers: list[int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """One rank's events run alone, and for each its peer's place among `peers` (-1 for
+    none); ValueError where it messages a rank that is not among them."""
+    comm = DryComm(rank, ranks, itemsize, {}, owed={})
+    allreduce(comm, hollow(elements, itemsize))
+    events = comm.ledger.event_array()
+    place = np.full(len(events), -1, dtype=np.int64)
+    named = events[:, 1] != NO_PEER
+    known = np.array(peers, dtype=np.int64)
+    order = np.argsort(known)
+    found = np.searchsorted(known[order], events[named, 1]).clip(max=max(len(known) - 1, 0))
+    if named.any() and (not len(known) or (known[order][found] != events[named, 1]).any()):
+        raise ValueError(f"rank {rank} messages a rank that is not among its declared peers")
+    place[named] = order[found]
+    return events, place
+
+
+def _check_matched(trace: Trace) -> None:
+    """ValueError unless the k-th send from s to d has the bytes of the k-th receive at d
+    from s, for every pair, and every message is received."""
+    rank = np.repeat(np.arange(trace.ranks, dtype=np.int64), np.diff(trace.offsets))
+    send, recv = trace.kind == SEND, trace.kind == RECV
+    sent = rank[send] * trace.ranks + trace.peer[send]
+    received = trace.peer[recv].astype(np.int64) * trace.ranks + rank[recv]
+    by_sent, by_received = np.argsort(sent, kind="stable"), np.argsort(received, kind="stable")
+    if not (
+        np.array_equal(sent[by_sent], received[by_received])
+        and np.array_equal(trace.amount[send][by_sent], trace.amount[recv][by_received])
+    ):
+        raise ValueError("the declared roles do not hold: sends and receives do not match")
 
 
 def _run(
