@@ -47,10 +47,11 @@ COST_LINE = re.compile(
 
 @dataclass(frozen=True)
 class Style:
-    """How figures draw an algorithm: a colour of seaborn's colour-blind palette, a marker
-    and a line style (matplotlib's names or dash tuples)."""
+    """How figures draw an algorithm: a marker, a line style (matplotlib's names or dash
+    tuples) and a colour of the figures' palette: its index, or None for the first one no
+    other algorithm names (the palette grows with the registry)."""
 
-    colour: int
+    colour: int | None
     marker: str
     dashes: str | tuple[int, tuple[int, ...]]
 

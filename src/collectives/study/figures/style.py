@@ -4,7 +4,10 @@ and saving a figure beside the data it plots."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +42,24 @@ LIBRARY_STYLE = {
 }
 
 
-# seaborn's colourblind-safe palette; each algorithm's colour index is in the registry.
+# seaborn's colourblind-safe palette of 10; each algorithm's colour index is in the registry
+# (or the first free one), and colours beyond the tenth are husl hues between its own.
 COLOURS = sns.color_palette("colorblind", 10)
+
+
+@functools.cache
+def palette(count: int) -> list[tuple[float, float, float]]:
+    """`count` distinct colours: the colour-blind palette's, then evenly spaced husl hues."""
+    return list(COLOURS[:count]) + sns.color_palette("husl", max(0, count - len(COLOURS)))
+
+
+def colour_indices(algorithms: Mapping[str, registry.Algorithm]) -> dict[str, int]:
+    """Each algorithm's colour index: the one its style names, else the first that no
+    algorithm names and no earlier one took, in registry order."""
+    named = {name: a.style.colour for name, a in algorithms.items() if a.style.colour is not None}
+    free = (index for index in itertools.count() if index not in named.values())
+    return {name: named[name] if name in named else next(free) for name in algorithms}
+
 
 # Printed widths (inches) of a journal's single and double column: every figure is drawn
 # at the width it is printed at, so that its font sizes are the printed sizes.
@@ -82,7 +101,8 @@ def label(name: str) -> str:
 
 def colour(algorithm: str):
     """The algorithm's colour (the same in every figure)."""
-    return COLOURS[registry.get(algorithm).style.colour]
+    indices = colour_indices(registry.ALGORITHMS)
+    return palette(max(indices.values()) + 1)[indices[registry.get(algorithm).name]]
 
 
 def marker(algorithm: str) -> str:
