@@ -75,7 +75,7 @@ def test_the_check_recomputes_each_claim_from_its_table():
             "43 KiB<!--claim crossover_xeon-->")  # fmt: skip
     page = page.replace("<!--claim \ncrossover", "<!--claim crossover")
     table = claims.check(claims.find_markers({"README.md": page}),
-                         {"crossover.csv": crossover_table()})  # fmt: skip
+                         {"tables/crossover.csv": crossover_table()})  # fmt: skip
     assert list(table.status) == ["agrees", "agrees", "differs", "not in this run"]
     assert list(table.this_run[:3]) == ["8.8", "212.8", "212.8"]
     assert claims.differences(table) == [
@@ -88,7 +88,7 @@ def test_a_claim_over_rows_this_run_lacks_is_not_in_this_run():
         [{"where": "abci-16", "ranks": 16, "model": "+protocol", "median_abs_rel_error": 0.21}]
     )
     markers = claims.find_markers({"p.md": "16–21%<!--claim cluster_abci-->"})
-    table = claims.check(markers, {"validation_summary.csv": summary})
+    table = claims.check(markers, {"tables/validation_summary.csv": summary})
     assert list(table.status) == ["not in this run"]  # abci-128 is half of the range
 
 
@@ -100,7 +100,7 @@ def test_a_machine_claim_stands_beside_this_run_s_value_and_interval():
                             ("queue", "ring", 4, 0.8), ("mpi", "MPI_Allreduce", 4, 1.0)]]
     )  # fmt: skip
     markers = claims.find_markers({"p.md": "0.70–0.90×<!--claim ring_over_mpi_queue-->"})
-    (row,) = claims.check(markers, {"wallclock.csv": clock}).itertuples()
+    (row,) = claims.check(markers, {"tables/wallclock.csv": clock}).itertuples()
     assert (row.kind, row.status, row.this_run) == ("machine", "this machine's", "0.7–0.8")
     assert row.agrees is False and (row.low, row.high) == ("0.63", "0.96")
-    assert claims.differences(claims.check(markers, {"wallclock.csv": clock})) == []
+    assert claims.differences(claims.check(markers, {"tables/wallclock.csv": clock})) == []

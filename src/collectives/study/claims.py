@@ -41,7 +41,7 @@ ANY_MARKER = re.compile(r"<!--claim\b")
 COLUMNS = ["claim", "kind", "page", "line", "stated", "this_run", "low", "high", "agrees",
            "status", "what"]  # fmt: skip
 
-Tables = Mapping[str, pd.DataFrame | str]  # by file name; Markdown tables as their text
+Tables = Mapping[str, pd.DataFrame | str]  # by place under results/; Markdown as its text
 Computed = tuple[float, ...]  # one value, or a range's two ends, in the claim's base unit
 
 
@@ -124,7 +124,7 @@ def _crossover(fabric: str) -> Callable[[Tables], Value]:
     """Where ring overtakes recursive doubling at N = 8, float64 (closed form)."""
 
     def compute(tables: Tables) -> Value:
-        rows = _rows(tables["crossover.csv"], fabric=fabric, dtype="float64", ranks=8)
+        rows = _rows(tables["tables/crossover.csv"], fabric=fabric, dtype="float64", ranks=8)
         return _one(rows.analytic_bytes.iloc[0])
 
     return compute
@@ -136,7 +136,7 @@ def _ndv2(algorithm: str, end: str, column: str = "time_s") -> Callable[[Tables]
 
     def compute(tables: Tables) -> Value:
         sizes = _fastest_sizes(
-            tables["costs.csv"], algorithm, None, column, fabric="ndv2", dtype="float64",
+            tables["tables/costs.csv"], algorithm, None, column, fabric="ndv2", dtype="float64",
             ranks=64,
         )  # fmt: skip
         if sizes.empty:
@@ -147,18 +147,19 @@ def _ndv2(algorithm: str, end: str, column: str = "time_s") -> Callable[[Tables]
 
 
 def _naive_on_nvlink(tables: Tables) -> Value:
-    """The largest size at which naive is the fastest of the seed's three on NVLink."""
-    sizes = _fastest_sizes(
-        tables["costs.csv"], "naive", ["naive", "ring", "recursive_doubling"],
-        fabric="nvlink", dtype="float64", ranks=8,
-    )  # fmt: skip
-    return _one(sizes.max()) if not sizes.empty else _one(0)
+    """The largest grid size at which the headline figure draws naive as the fastest on
+    NVLink (the figure is the claim: its own table)."""
+    drawn = _rows(tables["figures/crossover.csv"], fabric="nvlink", on_grid=True)
+    wins = drawn[drawn.winner == "naive"].message_bytes
+    return _one(wins.max() if not wins.empty else 0)
 
 
 def _ring_rd_coefficient(tables: Tables) -> Value:
     """The crossover in units of α/β (a property of the counts: the same on every flat
     fabric), from InfiniBand's row."""
-    row = _rows(tables["crossover.csv"], fabric="infiniband", dtype="float64", ranks=8).iloc[0]
+    row = _rows(tables["tables/crossover.csv"], fabric="infiniband", dtype="float64", ranks=8).iloc[
+        0
+    ]
     return _one(row.analytic_bytes * row.beta_s_per_byte / row.alpha_s)
 
 
@@ -168,13 +169,13 @@ SCALE_BUCKET = 80_000_000  # Llama 2 70B's Megatron bucket (config/config.yaml, 
 
 def _scale_cluster(tables: Tables) -> pd.Series:
     return _rows(
-        tables["scale.csv"], side="cluster", ranks=SCALE_RANKS, message_bytes=SCALE_BUCKET
+        tables["tables/scale.csv"], side="cluster", ranks=SCALE_RANKS, message_bytes=SCALE_BUCKET
     ).iloc[0]
 
 
 def _nccl_tree_from(tables: Tables) -> Value:
     """The fewest GPUs from which NCCL picks its tree for the bucket."""
-    rows = _rows(tables["scale.csv"], side="gpu", message_bytes=SCALE_BUCKET)
+    rows = _rows(tables["tables/scale.csv"], side="gpu", message_bytes=SCALE_BUCKET)
     tree = rows[rows.pick.str.contains("tree")]
     if tree.empty:
         raise NotInRun("no tree pick")
@@ -187,7 +188,7 @@ def _recovered(algorithm: str, quantity: str) -> Callable[[Tables], Value]:
     def compute(tables: Tables) -> Value:
         row = re.search(
             rf"^\| {algorithm} \| float64 \| {quantity} \| [^|]+\| ({NUMBER}) log2 N \|",
-            str(tables["cost_model.md"]), re.M,
+            str(tables["tables/cost_model.md"]), re.M,
         )  # fmt: skip
         if row is None:
             raise NotInRun(f"{algorithm} {quantity}: no log2 N fit")
@@ -202,7 +203,7 @@ MEGATRON = ["gpt3-175b", "llama2-70b"]  # the shipped workloads' Megatron-LM lay
 def _megatron_buckets(tables: Tables) -> Value:
     """Recursive doubling's time over ring's for the Megatron workloads' data-parallel
     buckets (the full ones, more than one a step)."""
-    dp = _rows(tables["workloads.csv"], group="DP")
+    dp = _rows(tables["tables/workloads.csv"], group="DP")
     dp = dp[(dp.count_per_step > 1) & dp.workload.isin(MEGATRON)]
     if set(dp.workload) != set(MEGATRON):
         raise NotInRun(", ".join(MEGATRON))
@@ -212,20 +213,24 @@ def _megatron_buckets(tables: Tables) -> Value:
 def _decode(column: str) -> Callable[[Tables], Value]:
     """One time of the decode step's tensor-parallel all-reduce (workloads.csv)."""
     return lambda tables: _one(
-        _rows(tables["workloads.csv"], workload="llama2-70b-decode", group="TP")[column].iloc[0]
+        _rows(tables["tables/workloads.csv"], workload="llama2-70b-decode", group="TP")[
+            column
+        ].iloc[0]
     )
 
 
 def _decode_measured(tables: Tables) -> float:
     """The decode all-reduce's size, measured by nccl-tests on one ABCI A100 node."""
-    size = _rows(tables["workloads.csv"], workload="llama2-70b-decode").message_bytes.iloc[0]
-    rows = _rows(tables["validation_gpu.csv"], system="abci-a100-1node", message_bytes=size)
+    size = _rows(tables["tables/workloads.csv"], workload="llama2-70b-decode").message_bytes.iloc[0]
+    rows = _rows(tables["tables/validation_gpu.csv"], system="abci-a100-1node", message_bytes=size)
     return float(rows.measured_s.iloc[0])
 
 
 def _decode_step(tables: Tables) -> Value:
     """A decode step's TP all-reduces at the measured time of one."""
-    count = _rows(tables["workloads.csv"], workload="llama2-70b-decode").count_per_step.iloc[0]
+    count = _rows(tables["tables/workloads.csv"], workload="llama2-70b-decode").count_per_step.iloc[
+        0
+    ]
     return _one(count * _decode_measured(tables))
 
 
@@ -233,7 +238,7 @@ def _ladder_top(where: list[str], ranks: list[int] | None = None) -> Callable[[T
     """The top rung's median |error| (the range over `where` and N where several)."""
 
     def compute(tables: Tables) -> Value:
-        rows = _rows(tables["validation_summary.csv"], model="+protocol")
+        rows = _rows(tables["tables/validation_summary.csv"], model="+protocol")
         rows = rows[rows["where"].isin(where)]
         if ranks is not None:
             rows = rows[rows.ranks.isin(ranks)]
@@ -249,7 +254,7 @@ CLOCKS = ["queue", "mpi"]
 
 def _textbook_low(tables: Tables) -> Value:
     """The textbook α-β rung's median |error| against the clock, over transports and N."""
-    rows = _rows(tables["validation_summary.csv"], model="alpha-beta")
+    rows = _rows(tables["tables/validation_summary.csv"], model="alpha-beta")
     rows = rows[rows["where"].isin(CLOCKS)]
     if rows.empty:
         raise NotInRun("no timed transport")
@@ -264,7 +269,7 @@ def _ring_against_mpi(transport: str) -> Callable[[Tables], Value]:
     over N, its interval from the ring's own (low_s, high_s)."""
 
     def compute(tables: Tables) -> Value:
-        clock = tables["wallclock.csv"]
+        clock = tables["tables/wallclock.csv"]
         ring = _rows(clock, transport=transport, algorithm="ring", message_bytes=LARGE)
         mpi = _rows(clock, transport="mpi", algorithm="MPI_Allreduce", message_bytes=LARGE)
         both = ring.merge(mpi[["ranks", "time_median_s"]], on="ranks", suffixes=("", "_mpi"))
@@ -295,129 +300,129 @@ _scale_bucket = lambda tables: _one(_scale_cluster(tables).cheapest_s)  # noqa: 
 
 CLAIMS: dict[str, Claim] = {
     "naive_on_nvlink": Claim(
-        "the largest size at which naive is the fastest of naive, ring and recursive "
-        "doubling (nvlink, N = 8, float64)", PUBLISHED, "bytes", ("costs.csv",),
-        _naive_on_nvlink,
+        "the largest size at which the headline figure draws naive as the fastest (nvlink)",
+        PUBLISHED, "bytes", ("figures/crossover.csv",), _naive_on_nvlink,
     ),
     "ring_rd_coefficient": Claim(
         "where ring overtakes recursive doubling at N = 8, in units of α/β",
-        PUBLISHED, "number", ("crossover.csv",), _ring_rd_coefficient,
+        PUBLISHED, "number", ("tables/crossover.csv",), _ring_rd_coefficient,
     ),
     "crossover_infiniband": Claim(
         "where ring overtakes recursive doubling (infiniband, N = 8, closed form)",
-        PUBLISHED, "bytes", ("crossover.csv",), _crossover("infiniband"),
+        PUBLISHED, "bytes", ("tables/crossover.csv",), _crossover("infiniband"),
     ),
     "crossover_xeon": Claim(
         "where ring overtakes recursive doubling (shm-xeon, N = 8, closed form)",
-        PUBLISHED, "bytes", ("crossover.csv",), _crossover("shm-xeon"),
+        PUBLISHED, "bytes", ("tables/crossover.csv",), _crossover("shm-xeon"),
     ),
     "ndv2_rd_to": Claim(
         "the largest size at which the replay picks recursive doubling (ndv2, N = 64)",
-        PUBLISHED, "bytes", ("costs.csv",), _ndv2("recursive_doubling", "to"),
+        PUBLISHED, "bytes", ("tables/costs.csv",), _ndv2("recursive_doubling", "to"),
     ),
     "ndv2_hierarchical_from": Claim(
         "the smallest size at which the replay picks hierarchical (ndv2, N = 64)",
-        PUBLISHED, "bytes", ("costs.csv",), _ndv2("hierarchical-G8", "from"),
+        PUBLISHED, "bytes", ("tables/costs.csv",), _ndv2("hierarchical-G8", "from"),
     ),
     "ndv2_hierarchical_to": Claim(
         "the largest size at which the replay picks hierarchical (ndv2, N = 64)",
-        PUBLISHED, "bytes", ("costs.csv",), _ndv2("hierarchical-G8", "to"),
+        PUBLISHED, "bytes", ("tables/costs.csv",), _ndv2("hierarchical-G8", "to"),
     ),
     "ndv2_ring_from": Claim(
         "the smallest size at which the replay picks ring (ndv2, N = 64)",
-        PUBLISHED, "bytes", ("costs.csv",), _ndv2("ring", "from"),
+        PUBLISHED, "bytes", ("tables/costs.csv",), _ndv2("ring", "from"),
     ),
     "ndv2_flat_rd_to": Claim(
         "the largest size at which the flat model picks recursive doubling (ndv2, N = 64)",
-        PUBLISHED, "bytes", ("costs.csv",), _ndv2("recursive_doubling", "to", "closed_form_s"),
+        PUBLISHED, "bytes", ("tables/costs.csv",),
+        _ndv2("recursive_doubling", "to", "closed_form_s"),
     ),
     "scale_ring_latency": Claim(
         "ring's latency term on the cluster side at N = 131,072 (scale.csv)",
-        PUBLISHED, "seconds", ("scale.csv",), _scale_ring_latency,
+        PUBLISHED, "seconds", ("tables/scale.csv",), _scale_ring_latency,
     ),
     "scale_bucket_cheapest": Claim(
         "the cheapest all-reduce of the 80 MB bucket on the cluster side at N = 131,072",
-        PUBLISHED, "seconds", ("scale.csv",), _scale_bucket,
+        PUBLISHED, "seconds", ("tables/scale.csv",), _scale_bucket,
     ),
     "scale_ring_over_bucket": Claim(
         "ring's latency term over the cheapest time of the 80 MB bucket at N = 131,072",
-        PUBLISHED, "number", ("scale.csv",), _ratio(_scale_ring_latency, _scale_bucket),
+        PUBLISHED, "number", ("tables/scale.csv",), _ratio(_scale_ring_latency, _scale_bucket),
     ),
     "scale_nccl_tree_from": Claim(
         "the fewest GPUs from which NCCL picks its tree for the 80 MB bucket (scale.csv)",
-        PUBLISHED, "number", ("scale.csv",), _nccl_tree_from,
+        PUBLISHED, "number", ("tables/scale.csv",), _nccl_tree_from,
     ),
     "recovered_rd_rounds": Claim(
         "recursive doubling's rounds fitted to the measured counts, per log2 N",
-        PUBLISHED, "number", ("cost_model.md",), _recovered("recursive_doubling", "rounds"),
+        PUBLISHED, "number", ("tables/cost_model.md",), _recovered("recursive_doubling", "rounds"),
     ),
     "recovered_rabenseifner_rounds": Claim(
         "Rabenseifner's rounds fitted to the measured counts, per log2 N",
-        PUBLISHED, "number", ("cost_model.md",), _recovered("rabenseifner", "rounds"),
+        PUBLISHED, "number", ("tables/cost_model.md",), _recovered("rabenseifner", "rounds"),
     ),
     "megatron_rd_over_ring": Claim(
         "recursive doubling's time over ring's for the Megatron workloads' DP buckets",
-        PUBLISHED, "number", ("workloads.csv",), _megatron_buckets,
+        PUBLISHED, "number", ("tables/workloads.csv",), _megatron_buckets,
     ),
     "decode_cheapest": Claim(
         "the decode TP all-reduce's cheapest time on link-level α-β (workloads.csv)",
-        PUBLISHED, "seconds", ("workloads.csv",), _decode("winner_s"),
+        PUBLISHED, "seconds", ("tables/workloads.csv",), _decode("winner_s"),
     ),
     "decode_ring": Claim(
         "the decode TP all-reduce's ring time on link-level α-β (workloads.csv)",
-        PUBLISHED, "seconds", ("workloads.csv",), _decode("ring_s"),
+        PUBLISHED, "seconds", ("tables/workloads.csv",), _decode("ring_s"),
     ),
     "decode_nccl_model": Claim(
         "NCCL's model of the decode TP all-reduce with the call floor (workloads.csv)",
-        PUBLISHED, "seconds", ("workloads.csv",), _decode("nccl_s"),
+        PUBLISHED, "seconds", ("tables/workloads.csv",), _decode("nccl_s"),
     ),
     "decode_measured": Claim(
         "nccl-tests' time of the decode TP all-reduce's size on one ABCI A100 node",
-        PUBLISHED, "seconds", ("workloads.csv", "validation_gpu.csv"),
+        PUBLISHED, "seconds", ("tables/workloads.csv", "tables/validation_gpu.csv"),
         lambda tables: _one(_decode_measured(tables)),
     ),
     "decode_step_measured": Claim(
         "a decode step's TP all-reduces at nccl-tests' time of one",
-        PUBLISHED, "seconds", ("workloads.csv", "validation_gpu.csv"), _decode_step,
+        PUBLISHED, "seconds", ("tables/workloads.csv", "tables/validation_gpu.csv"), _decode_step,
     ),
     "cluster_abci": Claim(
         "the top rung's median |error| on the ABCI clusters' osu_allreduce",
-        PUBLISHED, "fraction", ("validation_summary.csv",),
+        PUBLISHED, "fraction", ("tables/validation_summary.csv",),
         _ladder_top(["abci-128", "abci-16"]),
     ),
     "cluster_azure": Claim(
         "the top rung's median |error| on Azure HBv3's osu_allreduce",
-        PUBLISHED, "fraction", ("validation_summary.csv",), _ladder_top(["azure-hbv3-192"]),
+        PUBLISHED, "fraction", ("tables/validation_summary.csv",), _ladder_top(["azure-hbv3-192"]),
     ),
     "cluster_oci": Claim(
         "the top rung's median |error| on OCI's osu_allreduce",
-        PUBLISHED, "fraction", ("validation_summary.csv",), _ladder_top(["oci-144"]),
+        PUBLISHED, "fraction", ("tables/validation_summary.csv",), _ladder_top(["oci-144"]),
     ),
     "clock_textbook": Claim(
         "the textbook α-β rung's median |error| against this machine's clock",
-        MACHINE, "fraction", ("validation_summary.csv",), _textbook_low,
+        MACHINE, "fraction", ("tables/validation_summary.csv",), _textbook_low,
     ),
     "clock_top_n2": Claim(
         "the top rung's median |error| against this machine's clock at N = 2",
-        MACHINE, "fraction", ("validation_summary.csv",), _ladder_top(CLOCKS, [2]),
+        MACHINE, "fraction", ("tables/validation_summary.csv",), _ladder_top(CLOCKS, [2]),
     ),
     "clock_top_n4_8": Claim(
         "the top rung's median |error| against this machine's clock at N = 4 and 8",
-        MACHINE, "fraction", ("validation_summary.csv",), _ladder_top(CLOCKS, [4, 8]),
+        MACHINE, "fraction", ("tables/validation_summary.csv",), _ladder_top(CLOCKS, [4, 8]),
     ),
     "ring_over_mpi_queue": Claim(
         "the from-scratch ring over queues at 8 MiB, over MPI_Allreduce's time",
-        MACHINE, "number", ("wallclock.csv",), _ring_against_mpi("queue"),
+        MACHINE, "number", ("tables/wallclock.csv",), _ring_against_mpi("queue"),
     ),
     "ring_over_mpi_mpi": Claim(
         "the from-scratch ring over MPI at 8 MiB, over MPI_Allreduce's time",
-        MACHINE, "number", ("wallclock.csv",), _ring_against_mpi("mpi"),
+        MACHINE, "number", ("tables/wallclock.csv",), _ring_against_mpi("mpi"),
     ),
 }  # fmt: skip
 
 
 def tables_read() -> list[str]:
-    """Every table some claim reads."""
+    """Every table some claim reads, by its place under results/."""
     return sorted({name for claim in CLAIMS.values() for name in claim.tables})
 
 
@@ -501,10 +506,12 @@ def check(markers: list[Marker], tables: Tables) -> pd.DataFrame:
 
 
 def read_tables(paths: Iterable[str | Path]) -> dict[str, pd.DataFrame | str]:
-    """The run's tables by file name: CSVs as frames, Markdown as its text."""
+    """The run's tables by their place under results/ ('tables/costs.csv', or a figure's
+    own 'figures/crossover.csv'): CSVs as frames, Markdown as its text."""
     tables: dict[str, pd.DataFrame | str] = {}
     for path in map(Path, paths):
-        tables[path.name] = pd.read_csv(path) if path.suffix == ".csv" else path.read_text()
+        key = f"{path.parent.name}/{path.name}"
+        tables[key] = pd.read_csv(path) if path.suffix == ".csv" else path.read_text()
     return tables
 
 
