@@ -42,9 +42,12 @@ def test_signatures_tell_the_algorithms_apart():
     assert signature("recursive_doubling", 8, 64) == [64, 64, 64]
     assert signature("rabenseifner", 8, 64) == [8, 16, 32]
     assert signature("ring", 8, 64) == [8] * 7
-    assert signature("ring", 6, 60) is None  # not a power of two: no single signature
+    # the textbook forms: N-1 pieces of M/N; log2 N whole vectors; M/2, M/4, ... M/N
+    assert signature("ring", 6, 60) == [10] * 5  # a ring needs no power of two
+    assert signature("recursive_doubling", 6, 60) is None  # the two ranks beyond 4 differ
+    assert signature("naive", 8, 64) is None and signature("binomial_tree", 8, 64) is None
     assert identify(4, 16, [[8, 4]] * 4) == ["rabenseifner"]
-    assert identify(2, 16, [[8]] * 2) == ["rabenseifner", "ring"]  # one algorithm at N = 2
+    assert identify(2, 16, [[8]] * 2) == ["ring", "rabenseifner"]  # one algorithm at N = 2
     assert identify(4, 16, [[16, 16], [16, 16], [16], [16, 16]]) == []
 
 

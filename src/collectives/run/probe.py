@@ -26,24 +26,31 @@ from typing import Any
 
 import numpy as np
 
-from .libraries import Library, LibraryError, short_version
-
-PROBED = ("recursive_doubling", "rabenseifner", "ring")
+from .. import registry
+from ..transport.dry import dry_trace
+from ..transport.trace import REDUCE
+from .libraries import KINDS, Library, LibraryError, short_version
 
 
 def signature(algorithm: str, ranks: int, elements: int) -> list[int] | None:
-    """The sorted lengths of the pieces every rank adds, in closed form; None where the
-    algorithm has no single signature here (N not a power of two, N not dividing M)."""
-    steps = ranks.bit_length() - 1
-    if ranks < 2 or ranks & (ranks - 1) or elements % ranks:
+    """The sorted lengths of the pieces every rank adds under `algorithm` (at its defaults),
+    read from the pieces its dry trace reduces; None where its ranks add different pieces
+    (a root's, or a schedule N does not divide evenly)."""
+    if ranks < 2:
         return None
-    if algorithm == "recursive_doubling":
-        return [elements] * steps
-    if algorithm == "rabenseifner":
-        return sorted(elements >> (k + 1) for k in range(steps))
-    if algorithm == "ring":
-        return [elements // ranks] * (ranks - 1)
-    return None
+    trace = dry_trace(registry.get(algorithm).at_defaults(ranks), ranks, elements, 8)
+    bounds = zip(trace.offsets[:-1], trace.offsets[1:], strict=True)
+    added = [sorted(trace.amount[a:b][trace.kind[a:b] == REDUCE].tolist()) for a, b in bounds]
+    return added[0] if all(pieces == added[0] for pieces in added) else None
+
+
+# The algorithms an MPI library can be told to run (and that take no parameter a run must
+# give): a library's reductions are matched against each one's.
+PROBED = tuple(
+    name
+    for name, entry in registry.ALGORITHMS.items()
+    if not entry.required and any(kind.algorithm_id(name) for kind in KINDS.values())
+)
 
 
 def identify(ranks: int, elements: int, pieces: Sequence[Sequence[int]]) -> list[str]:
@@ -52,7 +59,8 @@ def identify(ranks: int, elements: int, pieces: Sequence[Sequence[int]]) -> list
     return [
         algorithm
         for algorithm in PROBED
-        if (expected := signature(algorithm, ranks, elements)) is not None
+        if registry.get(algorithm).applies_at(ranks)
+        and (expected := signature(algorithm, ranks, elements)) is not None
         and all(sorted(p) == expected for p in pieces)
     ]
 

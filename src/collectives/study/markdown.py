@@ -129,7 +129,7 @@ def libraries_markdown(agreement: Agreement, dtype: str) -> str:
         lines.append("")
     lines += ["## Why they disagree", "", "| cause | grid points | explanation |", "|---|---|---|"]
     for reason, count in sorted(agreement.causes.items(), key=lambda item: -item[1]):
-        lines.append(f"| {reason} | {count} | {REASONS[reason]} |")
+        lines.append(f"| {reason} | {count} | {REASONS[reason].text} |")
     return "\n".join(lines) + "\n"
 
 

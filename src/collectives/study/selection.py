@@ -9,7 +9,7 @@ Open MPI ship.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,44 +129,70 @@ def export(library: str, selection: pd.DataFrame, mpich_trees: Trees | None) -> 
     return KINDS[library].exports(list(_by_ranks(selection)), mpich_trees)
 
 
-REASONS = {
-    "threshold": "both pick between recursive doubling and Rabenseifner but switch at a "
-    "different size: the model from this fabric's alpha and beta, the library from the "
-    "clusters it was tuned on (MPICH's 2 KiB is the constant of Thakur, Rabenseifner and "
-    "Gropp 2005)",
-    "arithmetic": "at N < 4 recursive doubling and Rabenseifner move the same bytes and "
-    "recursive doubling takes fewer rounds, so the model never leaves it; the library also "
-    "sees recursive doubling add the whole vector on every rank (Rabenseifner adds 1/N of "
-    "it) and switches for large messages; the model prices arithmetic only on fabrics that "
-    "set gamma",
-    "non_power_of_two": "N is not a power of two: recursive doubling and Rabenseifner first "
-    "fold the extra ranks into a power of two (a full-vector exchange before and after), "
-    "which the ring does not need; the library rules look at the size of N only",
-    "ring_choice": "the library's tuned rule picks a (segmented) ring for tiny messages at N "
-    "16-63 and alternates ring and recursive doubling at N < 8, where its measurements "
-    "preferred it; the model counts 2(N-1) ring rounds against log2 N and keeps recursive "
-    "doubling",
-    "structure": "on a two-level fabric the replay sees node boundaries and shared NICs "
-    "that a flat rule ignores",
-    "other": "another difference of algorithm",
+@dataclass(frozen=True)
+class Reason:
+    """One reason the model's choice can differ from a library's, and where it holds:
+    holds(ours, theirs named as ours, N, on a structured fabric)."""
+
+    text: str
+    holds: Callable[[str, str, int, bool], bool]
+
+
+def _power_of_two(ranks: int) -> bool:
+    return ranks & (ranks - 1) == 0
+
+
+DOUBLING_PAIR = {"recursive_doubling", "rabenseifner"}
+# Why the model's choice differs from a library's: the first reason that holds, in order.
+REASONS: dict[str, Reason] = {
+    "structure": Reason(
+        "on a two-level fabric the replay sees node boundaries and shared NICs that a flat "
+        "rule ignores",
+        lambda ours, _, ranks, structured: (
+            structured
+            and (
+                ours in ("binomial_tree", "hierarchical")
+                or (ours == "ring" and _power_of_two(ranks))
+            )
+        ),
+    ),
+    "arithmetic": Reason(
+        "at N < 4 recursive doubling and Rabenseifner move the same bytes and recursive "
+        "doubling takes fewer rounds, so the model never leaves it; the library also sees "
+        "recursive doubling add the whole vector on every rank (Rabenseifner adds 1/N of "
+        "it) and switches for large messages; the model prices arithmetic only on fabrics "
+        "that set gamma",
+        lambda ours, theirs, ranks, _: {ours, theirs} == DOUBLING_PAIR and ranks < 4,
+    ),
+    "threshold": Reason(
+        "both pick between recursive doubling and Rabenseifner but switch at a different "
+        "size: the model from this fabric's alpha and beta, the library from the clusters "
+        "it was tuned on (MPICH's 2 KiB is the constant of Thakur, Rabenseifner and Gropp "
+        "2005)",
+        lambda ours, theirs, *_: {ours, theirs} == DOUBLING_PAIR,
+    ),
+    "non_power_of_two": Reason(
+        "N is not a power of two: recursive doubling and Rabenseifner first fold the extra "
+        "ranks into a power of two (a full-vector exchange before and after), which the "
+        "ring does not need; the library rules look at the size of N only",
+        lambda ours, _, ranks, __: ours == "ring" and not _power_of_two(ranks),
+    ),
+    "ring_choice": Reason(
+        "the library's tuned rule picks a (segmented) ring for tiny messages at N 16-63 and "
+        "alternates ring and recursive doubling at N < 8, where its measurements preferred "
+        "it; the model counts 2(N-1) ring rounds against log2 N and keeps recursive doubling",
+        lambda ours, theirs, *_: (ours, theirs) == ("recursive_doubling", "ring"),
+    ),
+    "other": Reason("another difference of algorithm", lambda *_: True),
 }
 
 
 def _reason(model: str, library: str, ranks: int, structured: bool) -> str:
     """Why the model's choice differs from a library's at one (fabric, N, size)."""
-    base, library = registry.parse_variant(model)[0], OPEN_MPI_AS_OURS.get(library, library)
-    power_of_two = ranks & (ranks - 1) == 0
-    if structured and (
-        base in ("binomial_tree", "hierarchical") or (base, power_of_two) == ("ring", True)
-    ):
-        return "structure"
-    if {base, library} == {"recursive_doubling", "rabenseifner"}:
-        return "arithmetic" if ranks < 4 else "threshold"
-    if base == "ring" and not power_of_two:
-        return "non_power_of_two"
-    if base == "recursive_doubling" and library == "ring":
-        return "ring_choice"
-    return "other"
+    ours, theirs = registry.parse_variant(model)[0], OPEN_MPI_AS_OURS.get(library, library)
+    return next(
+        name for name, reason in REASONS.items() if reason.holds(ours, theirs, ranks, structured)
+    )
 
 
 def _rule(steps: list[tuple[float, str]]) -> str:
