@@ -204,9 +204,8 @@ def role_trace(
         kind[where], amount[where] = events[:, 0], events[:, 2]
         own = np.append(np.array(peers[rank], dtype=np.int64), NO_PEER)
         peer[where] = own[place]  # place -1: no peer, the appended NO_PEER
-    trace = Trace(offsets, kind, peer, amount)
-    _check_matched(trace)
-    return trace
+    _check_matched(keys, peers, templates)
+    return Trace(offsets, kind, peer, amount)
 
 
 def _template(
@@ -233,19 +232,41 @@ def _template(
     return events, place
 
 
-def _check_matched(trace: Trace) -> None:
-    """ValueError unless the k-th send from s to d has the bytes of the k-th receive at d
-    from s, for every pair, and every message is received."""
-    rank = np.repeat(np.arange(trace.ranks, dtype=np.int64), np.diff(trace.offsets))
-    send, recv = trace.kind == SEND, trace.kind == RECV
-    sent = rank[send] * trace.ranks + trace.peer[send]
-    received = trace.peer[recv].astype(np.int64) * trace.ranks + rank[recv]
-    by_sent, by_received = np.argsort(sent, kind="stable"), np.argsort(received, kind="stable")
-    if not (
-        np.array_equal(sent[by_sent], received[by_received])
-        and np.array_equal(trace.amount[send][by_sent], trace.amount[recv][by_received])
-    ):
-        raise ValueError("the declared roles do not hold: sends and receives do not match")
+def _check_matched(
+    keys: list[Hashable],
+    peers: list[list[int]],
+    templates: dict[Hashable, tuple[np.ndarray, np.ndarray]],
+) -> None:
+    """ValueError unless the bytes each rank sends each other, in order, are those the other
+    receives from it: checked once per pair of (role, place of the other) at both ends,
+    since ranks of one role message the peer in one place alike."""
+    flows: dict[tuple[Hashable, int, int], bytes] = {}
+
+    def flow(key: Hashable, place: int | None, kind: int) -> bytes:
+        """The amounts a role's rank sends to (or receives from) its peer in `place`."""
+        if place is None:
+            return b""
+        if (key, place, kind) not in flows:
+            events, places = templates[key]
+            chosen = (events[:, 0] == kind) & (places == place)
+            flows[(key, place, kind)] = events[chosen, 2].tobytes()
+        return flows[(key, place, kind)]
+
+    where = [{peer: place for place, peer in enumerate(listed)} for listed in peers]
+    checked = set()
+    for rank, listed in enumerate(peers):
+        for other in listed:
+            for source, dest in ((rank, other), (other, rank)):
+                to, back = where[source].get(dest), where[dest].get(source)
+                pair = (keys[source], to, keys[dest], back)
+                if pair in checked:
+                    continue
+                checked.add(pair)
+                if flow(keys[source], to, SEND) != flow(keys[dest], back, RECV):
+                    raise ValueError(
+                        f"the declared roles do not hold: rank {source} sends rank {dest} "
+                        "other messages than it receives"
+                    )
 
 
 def _run(
