@@ -256,6 +256,15 @@ def _priced_at(algorithm: str, ranks: int, gpus_per_node: int) -> bool:
     return True
 
 
+def _no_such(where: str, what: str, name: Any, known: Any, section: str) -> ConfigError:
+    """The one-line error for a name that names nothing in `section`: the closest valid
+    names, or all of them when none is close."""
+    valid = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}?" if close else f"valid: {', '.join(valid)}"
+    return ConfigError(f"{where}: no {what} {name!r} in {section}; {hint}")
+
+
 def _gpu_systems(
     config: dict[str, Any], fabrics: dict[str, str], basedir: Path, warnings: list[str]
 ) -> dict[str, dict[str, Any]]:
@@ -277,7 +286,8 @@ def _gpu_systems(
             raise ConfigError(f"{where}: no algorithm of algorithms runs at {ranks} ranks")
         for key in ("intra_fabric", "inter_fabric"):
             if entry[key] not in fabrics or fabrics[entry[key]] == "structured":
-                raise ConfigError(f"{where}.{key}: no flat fabric {entry[key]!r} in fabrics")
+                flat = [name for name, kind in fabrics.items() if kind != "structured"]
+                raise _no_such(f"{where}.{key}", "flat fabric", entry[key], flat, "fabrics")
         try:
             log = read_nccl_tests(basedir / entry["log"])
         except FabricError as exc:
@@ -330,7 +340,7 @@ def _nccl_choice(given: dict[str, Any], systems: dict[str, dict[str, Any]]) -> d
     named = [name for name, entry in systems.items() if not entry["resolved"]["release_note"]]
     system = given.get("system") or max(named or systems, key=lambda n: systems[n]["nodes"])
     if system not in systems:
-        raise ConfigError(f"figures.nccl_choice.system: no system {system!r} in gpu_systems")
+        raise _no_such("figures.nccl_choice.system", "system", system, systems, "gpu_systems")
     entry = systems[system]
     per_node, most = entry["gpus_per_node"], entry["nodes"]
     nodes = given.get("nodes") or [
@@ -361,14 +371,14 @@ def _scale(
     first = clusters[0] if clusters else {}
     fabric = given.get("fabric") or first.get("fabric") or next(iter(fabrics))
     if fabric not in fabrics:
-        raise ConfigError(f"figures.scale.fabric: no fabric {fabric!r} in fabrics")
+        raise _no_such("figures.scale.fabric", "fabric", fabric, fabrics, "fabrics")
     library = given.get("library") or first.get("library") or "mpich-classic"
     if library not in RULES:
         raise ConfigError(f"figures.scale.library: no decision rule {library!r}; known: "
                           f"{', '.join(RULES)}")  # fmt: skip
     system = given.get("system") or figures.get("nccl_choice", {}).get("system")
     if system is not None and system not in systems:
-        raise ConfigError(f"figures.scale.system: no system {system!r} in gpu_systems")
+        raise _no_such("figures.scale.system", "system", system, systems, "gpu_systems")
     sizes = given.get("message_bytes") or sorted(workload_sizes(config.get("workloads", {})))
     return {
         "fabric": fabric, "library": library, "system": system,
@@ -460,7 +470,8 @@ def _headline(
     _figure_choice(headline, "ranks", ranks, "ranks", "figures.headline")
     for index, fabric in enumerate(headline.get("fabrics", [])):
         if fabric not in fabrics:
-            raise ConfigError(f"figures.headline.fabrics[{index}]: no fabric {fabric!r} in fabrics")
+            raise _no_such(f"figures.headline.fabrics[{index}]", "fabric", fabric, fabrics,
+                           "fabrics")  # fmt: skip
     by_name = {variant.name: variant for variant in variants}
     for index, name in enumerate(headline.get("algorithms", [])):
         if name not in by_name or name not in registry.ALGORITHMS:
@@ -489,13 +500,14 @@ def _workloads(config: dict[str, Any], ranks: list[int], fabrics: dict[str, str]
             if fabric is None:
                 raise ConfigError(f"{where}.{group}_fabric: needed when {group} > 1")
             if fabric not in fabrics:
-                raise ConfigError(f"{where}.{group}_fabric: no fabric {fabric!r} in fabrics")
+                raise _no_such(f"{where}.{group}_fabric", "fabric", fabric, fabrics, "fabrics")
         system = entry.get("gpu_system")
         if system is None:
             continue
         systems = config.get("gpu_systems", {})
         if system not in systems:
-            raise ConfigError(f"workloads.{name}.gpu_system: no system {system!r} in gpu_systems")
+            raise _no_such(f"workloads.{name}.gpu_system", "system", system, systems,
+                           "gpu_systems")  # fmt: skip
         domain = domain_gpus(systems[system])
         if domain % entry["tp"]:
             raise ConfigError(
@@ -620,11 +632,12 @@ def _clusters(clusters: dict[str, Any], fabrics: dict[str, str], basedir: Path) 
     """Each cluster's fabric is flat, and its osu_allreduce file parses."""
     for name, entry in clusters.items():
         key = f"wallclock.clusters.{name}"
-        if fabrics.get(entry["fabric"]) not in ("given", "measured"):
-            raise ConfigError(f"{key}.fabric: {entry['fabric']!r} is not a flat fabric in fabrics")
+        flat = [fabric for fabric, kind in fabrics.items() if kind in ("given", "measured")]
+        if entry["fabric"] not in flat:
+            raise _no_such(f"{key}.fabric", "flat fabric", entry["fabric"], flat, "fabrics")
         intra = entry.setdefault("intra_fabric", DEFAULT_INTRA_FABRIC)
-        if fabrics.get(intra) not in ("given", "measured"):
-            raise ConfigError(f"{key}.intra_fabric: {intra!r} is not a flat fabric in fabrics")
+        if intra not in flat:
+            raise _no_such(f"{key}.intra_fabric", "flat fabric", intra, flat, "fabrics")
         logs = [("allreduce", entry)] + (
             [("node.allreduce", entry["node"])] if "node" in entry else []
         )
