@@ -46,9 +46,13 @@ rule all:
         gpu_outputs(),
         paths.table("pipeline_timing.csv"),
         paths.table("claims.csv"),
+    message:
+        "all: every table and figure"
 
 
 rule runs:
     # every record and trace, and nothing else: `snakemake --cores 8 runs`
     input:
         measured_files(),
+    message:
+        "runs: every record and trace"

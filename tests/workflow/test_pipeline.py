@@ -96,8 +96,13 @@ def test_every_figure_is_a_png_a_pdf_and_its_data(workdir):
 def test_the_console_shows_progress_and_no_job_s_input_list(workdir):
     console = (workdir / CONSOLE).read_text()
     assert re.search(r"^\d+ of \d+ steps \(100%\) done$", console, flags=re.MULTILINE)
-    assert "Finished jobid" in console
     assert max(len(line) for line in console.splitlines()) < 300, "a job's input list"
+    # each job's start names its rule and what it does, its end the same job and rule
+    started = dict(re.findall(r"^Job (\d+): (\w+): ", console, flags=re.MULTILINE))
+    finished = dict(re.findall(r"^Finished jobid: (\d+) \(Rule: (\w+)\)", console, re.M))
+    assert started and started == finished
+    assert re.search(r"^Job \d+: measure: ring N=8 M=1024 float64$", console, re.M)
+    assert re.search(r"^Job \d+: replay: every trace on fabric infiniband$", console, re.M)
 
 
 def test_every_rule_logged(workdir):

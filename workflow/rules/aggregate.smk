@@ -18,5 +18,7 @@ rule aggregate:
         "analysis"
     conda:
         ENV
+    message:
+        "aggregate: every record and trace into measurements.csv"
     script:
         "../scripts/aggregate.py"

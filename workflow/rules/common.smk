@@ -380,7 +380,9 @@ def system_fabrics(system):
 def claim_tables():
     """The tables of this run that the pages' claims read (collectives.study.claims)."""
     made = set(study_outputs() + wallclock_outputs() + gpu_outputs())
-    return [t for t in (f"{paths.RESULTS}/{name}" for name in claimed_tables()) if t in made]
+    return [
+        t for t in (f"{paths.RESULTS}/{name}" for name in claimed_tables()) if t in made
+    ]
 
 
 def claim_pages():

@@ -22,6 +22,8 @@ rule costs:
         ENV
     params:
         algorithms=PLAN.algorithms,
+    message:
+        "costs: times, winners and crossovers on every fabric"
     script:
         "../scripts/costs.py"
 
@@ -40,6 +42,8 @@ rule cost_model:
         "analysis"
     conda:
         ENV
+    message:
+        "cost_model: the cost shape fitted to the measured counts"
     script:
         "../scripts/cost_model.py"
 
@@ -63,6 +67,8 @@ rule workloads:
         systems=json.dumps(PLAN.gpu_systems, sort_keys=True),
         dtype=PLAN.dtype,
         algorithms=PLAN.algorithms,
+    message:
+        "workloads: the training workloads priced"
     script:
         "../scripts/workloads.py"
 
@@ -89,6 +95,8 @@ rule scale:
         ),
         workloads=json.dumps(config.get("workloads", {}), sort_keys=True),
         algorithms=list(dict.fromkeys(variant.algorithm for variant in PLAN.variants)),
+    message:
+        "scale: the cheapest all-reduce by N up to training scale"
     script:
         "../scripts/scale.py"
 
@@ -115,5 +123,7 @@ rule selection:
         dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),
         exports=selection_keys(),  # (fabric, library) of each selection in output.exports
+    message:
+        "selection: the model's selection for each fabric and library"
     script:
         "../scripts/selection.py"

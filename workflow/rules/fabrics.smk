@@ -27,6 +27,8 @@ rule pingpong:
         launcher=pingpong_launcher,
         transport=timing_transport,
         direct=lambda wildcards, input: "--direct" if input.library else "",
+    message:
+        "pingpong: fabric {wildcards.fabric}"
     shell:
         "collectives repeat {params.calibration} --what 'ping-pong {wildcards.fabric}'"
         " --output {output.points} -- {params.launcher} pingpong --transport"
@@ -50,6 +52,8 @@ rule fabric:
         ENV
     params:
         entry=fabric_config,
+    message:
+        "fabric: fit {wildcards.fabric}"
     script:
         "../scripts/fabric.py"
 
@@ -68,6 +72,8 @@ rule fabrics_table:
         "analysis"
     conda:
         ENV
+    message:
+        "fabrics_table: every fabric's alpha and beta"
     script:
         "../scripts/fabrics_table.py"
 
@@ -95,5 +101,7 @@ rule replay:
     params:
         records=all_runs(),
         traces=all_traces(),
+    message:
+        "replay: every trace on fabric {wildcards.fabric}"
     script:
         "../scripts/replay.py"

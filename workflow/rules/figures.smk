@@ -189,5 +189,7 @@ for figure, row in FIGURES.items():
                 if kind != "after"
             },
             arguments=row["params"],
+        message:
+            f"figure_{figure}: results/figures/{figure}.png"
         script:
             "../scripts/figure.py"

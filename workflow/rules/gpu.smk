@@ -23,6 +23,8 @@ rule gpu_system:
             PLAN.gpu_systems[wildcards.system], sort_keys=True
         ),
         algorithms=config["algorithms"],
+    message:
+        "gpu_system: {wildcards.system} against its nccl-tests log"
     script:
         "../scripts/gpu_system.py"
 
@@ -44,6 +46,8 @@ rule validation_gpu:
         ENV
     params:
         systems=json.dumps(PLAN.gpu_systems, sort_keys=True),
+    message:
+        "validation_gpu: the GPU systems' errors by rung"
     script:
         "../scripts/validation_gpu.py"
 
@@ -67,5 +71,7 @@ rule nccl_choice_map:
             PLAN.gpu_systems[PLAN.figures["nccl_choice"]["system"]], sort_keys=True
         ),
         algorithms=config["algorithms"],
+    message:
+        "nccl_choice_map: NCCL's choice by nodes and size"
     script:
         "../scripts/nccl_choice_map.py"

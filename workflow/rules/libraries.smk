@@ -16,6 +16,8 @@ rule library:
         ENV
     params:
         options=library_options,
+    message:
+        "library: install {wildcards.library}"
     shell:
         "collectives library --kind {wildcards.library} {params.options} --output {output}"
         " 2> {log}"
@@ -41,6 +43,8 @@ rule library_run:
     params:
         repeat=bench_options,
         command=forced_command,
+    message:
+        "library_run: {wildcards.library} {wildcards.setting} N={wildcards.ranks}"
     shell:
         "collectives repeat {params.repeat} --what '{wildcards.library} {wildcards.setting}"
         " N={wildcards.ranks}' --output {output} -- {params.command} 2> {log}"
@@ -68,6 +72,8 @@ rule library_compare:
     params:
         repeat=bench_options,
         commands=compared_commands,
+    message:
+        "library_compare: {wildcards.library} default, model and clock N={wildcards.ranks}"
     shell:
         "collectives repeat {params.repeat} --what '{wildcards.library} N={wildcards.ranks}'"
         " --output {output.default} --output {output.model} --output {output.clock}"
@@ -93,6 +99,8 @@ rule library_probe:
         setting=tuning_setting,
         switch=switched,
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
+    message:
+        "library_probe: {wildcards.library} {wildcards.setting} N={wildcards.ranks}"
     shell:
         "collectives mpiexec --library {input.library} --ranks {wildcards.ranks}"
         " {params.setting} -- probe --elements {params.elements} {params.switch} > {output}"
@@ -124,6 +132,8 @@ rule clock_selection:
         runs=json.dumps(tuning_keys([FORCED])),
         dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),  # the library of each file of output.exports
+    message:
+        "clock_selection: each library's fastest forced algorithm by size"
     script:
         "../scripts/clock_selection.py"
 
@@ -154,5 +164,7 @@ rule tuned_vs_default:
             {name: model_fabric(name) for name in PLAN.libraries} if WALLCLOCK else {}
         ),
         dtype=PLAN.dtype,
+    message:
+        "tuned_vs_default: what each library gains from the selections"
     script:
         "../scripts/tuned_vs_default.py"

@@ -22,6 +22,8 @@ rule measure:
         variant=variant_arguments,
         seed=config["seed"],
         data=config["data"],
+    message:
+        "measure: {wildcards.algorithm} N={wildcards.ranks} M={wildcards.elements} {wildcards.dtype}"
     shell:
         # counts, not times: waiting ranks sleep, as --cores runs several jobs per core
         "COLLECTIVES_WAIT=sleep collectives measure {params.variant} --ranks {wildcards.ranks}"

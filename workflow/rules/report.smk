@@ -25,6 +25,8 @@ rule pipeline_timing:
         "results"
     conda:
         ENV
+    message:
+        "pipeline_timing: where the pipeline's time went"
     script:
         "../scripts/pipeline_timing.py"
 
@@ -48,5 +50,7 @@ rule claims:
         "results"
     conda:
         ENV
+    message:
+        "claims: the pages' numbers against this run"
     script:
         "../scripts/claims.py"

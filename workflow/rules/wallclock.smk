@@ -29,6 +29,8 @@ rule bench:
         dtype=PLAN.dtype,
         seed=config["seed"],
         timeout=RUNTIME_MINUTES,  # each launch's
+    message:
+        "bench: {wildcards.transport} N={wildcards.ranks}, timed"
     shell:
         "collectives repeat {params.repeat}"
         " --what 'bench {wildcards.transport} N={wildcards.ranks}' --output {output} --"
@@ -59,6 +61,8 @@ rule exchange:
         sizes=pingpong_sizes,
         iterations=pingpong_iterations,
         calibration=calibration_options,
+    message:
+        "exchange: {wildcards.transport} N={wildcards.ranks}"
     shell:
         "collectives repeat {params.calibration}"
         " --what 'exchange {wildcards.transport} N={wildcards.ranks}' --output {output} --"
@@ -81,6 +85,8 @@ rule wallclock_table:
         "results"
     conda:
         ENV
+    message:
+        "wallclock_table: every timed run"
     script:
         "../scripts/wallclock_table.py"
 
@@ -105,6 +111,8 @@ rule validation_cluster:
             WALLCLOCK.clusters[wildcards.cluster], sort_keys=True
         ),
         algorithms=FLAT_ALGORITHMS,
+    message:
+        "validation_cluster: {wildcards.cluster} against its osu_allreduce log"
     script:
         "../scripts/validation_cluster.py"
 
@@ -126,6 +134,8 @@ rule validation_clusters:
         "analysis"
     conda:
         ENV
+    message:
+        "validation_clusters: the clusters' errors by rung"
     script:
         "../scripts/validation_clusters.py"
 
@@ -157,5 +167,7 @@ rule validation:
         calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
         exchanges=json.dumps(exchange_keys()),
         noise_bound=WALLCLOCK.noise_bound if WALLCLOCK else 0,
+    message:
+        "validation: the model ladder against the clock"
     script:
         "../scripts/validation.py"
