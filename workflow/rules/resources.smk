@@ -30,10 +30,9 @@ RUNTIME_MINUTES = math.ceil(config["timeout"] / 60)
 
 def repeated_runtime(wildcards):
     """A job of repeated launches' walltime (cluster executors read it): each launch may
-    take the timeout, and its share of the budget comes on top."""
-    wallclock = config.get("wallclock", {})
-    launches = max(wallclock.get("launches", 1), 1)
-    return RUNTIME_MINUTES * launches + math.ceil(wallclock.get("budget", 0) / 60)
+    take the timeout, and its share of the budget comes on top (the checked wallclock
+    section's, its defaults the schema's; only timing jobs, which need one, ask)."""
+    return RUNTIME_MINUTES * WALLCLOCK.launches + math.ceil(WALLCLOCK.budget / 60)
 
 
 def on_cluster():

@@ -22,7 +22,10 @@ DTYPES = ("float64", "float32", "float16", "int64", "int32")
 DATA_KINDS = ("int", "normal")
 MAX_RANKS = 1024
 DEFAULT_TIMEOUT = 600.0  # seconds, for one launch of ranks
-DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20  # a timed run's untimed and fewest timed iterations
+# A timed run's untimed and fewest timed iterations on the command line: nccl-tests' own
+# defaults (src/common.cu: warmup_iters = 5, iters = 20), what its users expect of `bench`.
+# The pipeline's timed runs take theirs from the config schema (wallclock.warmup, .iterations).
+DEFAULT_WARMUP, DEFAULT_ITERATIONS = 5, 20
 DEFAULT_ROUNDS = 3  # the interleaved turns of each timed point in a launch
 DEFAULT_MIN_TIME = 0.0  # seconds a timed point fills in each launch (OSU's -T); 0: iterations
 
