@@ -104,3 +104,14 @@ def test_a_machine_claim_stands_beside_this_run_s_value_and_interval():
     assert (row.kind, row.status, row.this_run) == ("machine", "this machine's", "0.7–0.8")
     assert row.agrees is False and (row.low, row.high) == ("0.63", "0.96")
     assert claims.differences(claims.check(markers, {"tables/wallclock.csv": clock})) == []
+
+
+def test_a_range_leaves_out_medians_over_no_points():
+    summary = pd.DataFrame(
+        [{"where": w, "ranks": n, "model": "+protocol", "median_abs_rel_error": e}
+         for w, n, e in [("mpi", 4, float("nan")), ("mpi", 8, 0.19), ("queue", 4, 0.18),
+                         ("queue", 8, 0.33)]]
+    )  # fmt: skip
+    markers = claims.find_markers({"p.md": "18–33%<!--claim clock_top_n4_8-->"})
+    (row,) = claims.check(markers, {"tables/validation_summary.csv": summary}).itertuples()
+    assert (row.this_run, row.status) == ("18–33", "this machine's")

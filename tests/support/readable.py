@@ -1,12 +1,18 @@
 """What every figure must satisfy to be printed: drawn at most a page wide, no text below
 7 pt at that width, tick labels on every axis that shows data, no two texts on top of each
-other, and no legend or annotation on top of the data (measured in display coordinates
-after drawing)."""
+other, no legend or annotation on top of the data (measured in display coordinates after
+drawing), no two legend entries a reader cannot tell apart (colours within a CIEDE2000
+difference of 10 and the same marker), and no series hidden under another that the legend
+does not say it equals."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.collections import PathCollection, QuadMesh
+from matplotlib.colors import to_rgb
+from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
@@ -14,6 +20,7 @@ from matplotlib.transforms import Bbox
 from collectives.study.figures.style import GUIDE, PAGE_WIDTH, SMALLEST_FONT, Plot
 
 SAMPLES_PER_SEGMENT = 16  # points sampled along each drawn line segment
+TOLD_APART = 10.0  # CIEDE2000 difference below which two colours of one marker are confused
 
 
 def data_points(axis) -> np.ndarray:
@@ -106,6 +113,105 @@ def overlapping_texts(fig, renderer) -> list[str]:
     ]
 
 
+def lab(colour) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour (IEC 61966-2-1 and CIE 15)."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    matrix = ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750),
+              (0.0193339, 0.1191920, 0.9503041))  # fmt: skip
+    white = (0.95047, 1.0, 1.08883)
+    x, y, z = (sum(m * c for m, c in zip(row, linear, strict=True)) / w
+               for row, w in zip(matrix, white, strict=True))  # fmt: skip
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def ciede2000(first, second) -> float:
+    """The CIEDE2000 colour difference of two CIELAB colours (Sharma, Wu and Dalal, 2005)."""
+    (l1, a1, b1), (l2, a2, b2) = first, second
+    mean_c = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(mean_c**7 / (mean_c**7 + 25**7)))
+    a1, a2 = (1 + g) * a1, (1 + g) * a2
+    c1, c2 = math.hypot(a1, b1), math.hypot(a2, b2)
+    h1 = math.degrees(math.atan2(b1, a1)) % 360 if c1 else 0.0
+    h2 = math.degrees(math.atan2(b2, a2)) % 360 if c2 else 0.0
+    turn = h2 - h1
+    if c1 * c2 == 0:
+        turn = 0.0
+    elif turn > 180:
+        turn -= 360
+    elif turn < -180:
+        turn += 360
+    delta_h = 2 * math.sqrt(c1 * c2) * math.sin(math.radians(turn) / 2)
+    mean_l, mean_c = (l1 + l2) / 2, (c1 + c2) / 2
+    if c1 * c2 == 0:
+        mean_h = h1 + h2
+    elif abs(h1 - h2) <= 180:
+        mean_h = (h1 + h2) / 2
+    else:
+        mean_h = (h1 + h2 + 360) / 2 if h1 + h2 < 360 else (h1 + h2 - 360) / 2
+    t = (1 - 0.17 * math.cos(math.radians(mean_h - 30)) + 0.24 * math.cos(math.radians(2 * mean_h))
+         + 0.32 * math.cos(math.radians(3 * mean_h + 6))
+         - 0.20 * math.cos(math.radians(4 * mean_h - 63)))  # fmt: skip
+    rotation = 30 * math.exp(-(((mean_h - 275) / 25) ** 2))
+    r_c = 2 * math.sqrt(mean_c**7 / (mean_c**7 + 25**7))
+    s_l = 1 + 0.015 * (mean_l - 50) ** 2 / math.sqrt(20 + (mean_l - 50) ** 2)
+    s_c, s_h = 1 + 0.045 * mean_c, 1 + 0.015 * mean_c * t
+    r_t = -math.sin(math.radians(2 * rotation)) * r_c
+    dl, dc, dh = (l2 - l1) / s_l, (c2 - c1) / s_c, delta_h / s_h
+    return math.sqrt(dl**2 + dc**2 + dh**2 + r_t * dc * dh)
+
+
+def _entry_look(handle) -> tuple[object, str] | None:
+    """A legend handle's colour and marker ('patch' for a filled box), or None if it shows
+    neither (a guide, an invisible handle)."""
+    if isinstance(handle, Line2D):
+        return handle.get_color(), str(handle.get_marker())
+    if hasattr(handle, "get_facecolor"):
+        return handle.get_facecolor(), "patch"
+    return None
+
+
+def confused_entries(legend) -> list[str]:
+    """Pairs of one legend's entries whose colours are within TOLD_APART of each other and
+    whose markers are the same."""
+    looks = [
+        (text.get_text(), look)
+        for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=False)
+        if (look := _entry_look(handle)) is not None
+    ]
+    found = []
+    for index, (name, (colour, mark)) in enumerate(looks):
+        for other, (other_colour, other_mark) in looks[index + 1 :]:
+            if mark == other_mark and ciede2000(lab(colour), lab(other_colour)) < TOLD_APART:
+                found.append(f"legend entries {name!r} and {other!r}: one marker, close colours")
+    return found
+
+
+def hidden_series(axis) -> list[str]:
+    """Labelled lines of one panel that lie exactly on another labelled line, where neither
+    label says it equals the other ('a = b')."""
+    lines = [
+        line for line in axis.get_lines()
+        if line.get_visible() and line.get_gid() != GUIDE
+        and not line.get_label().startswith("_") and len(line.get_xydata())
+    ]  # fmt: skip
+    found = []
+    for index, line in enumerate(lines):
+        for other in lines[index + 1 :]:
+            same = line.get_xydata().shape == other.get_xydata().shape and np.allclose(
+                line.get_xydata(), other.get_xydata(), equal_nan=True
+            )
+            if same and "=" not in line.get_label() + other.get_label():
+                found.append(
+                    f"series {other.get_label()!r} lies under {line.get_label()!r} "
+                    f"in panel {axis.get_title()!r}"
+                )
+    return found
+
+
 def problems(plot: Plot) -> list[str]:
     """Everything that makes the figure unreadable in print, one line each."""
     fig = plot.figure
@@ -128,7 +234,10 @@ def problems(plot: Plot) -> list[str]:
                 found.append(f"panel {axis.get_title()!r}: no {name} tick labels")
     legends = [legend for legend in fig.legends]
     legends += [axis.get_legend() for axis in axes if axis.get_legend() is not None]
+    for legend in legends:
+        found += confused_entries(legend)
     for axis in axes:
+        found += hidden_series(axis)
         points = data_points(axis)
         meshes = [c for c in axis.collections if isinstance(c, QuadMesh)]
         for legend in legends:

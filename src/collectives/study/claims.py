@@ -17,6 +17,7 @@ A claim whose rows this run does not have (a smaller config) is `not in this run
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -97,8 +98,11 @@ def _one(value: float) -> Value:
 
 
 def _span(values: Iterable[float]) -> Value:
-    """The range of several values (one value where they are all equal)."""
-    values = [float(v) for v in values]
+    """The range of several values (one value where they are all equal), leaving out the
+    undefined (a median over no points); NotInRun if none is defined."""
+    values = [float(v) for v in values if not math.isnan(float(v))]
+    if not values:
+        raise NotInRun("no defined value")
     return Value((min(values), max(values))) if min(values) < max(values) else _one(values[0])
 
 

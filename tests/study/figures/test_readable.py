@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from collectives.study.figures.style import PAGE_WIDTH, Plot
-from tests.support.readable import problems
+from tests.support.readable import ciede2000, lab, problems
 
 
 def line_plot(width: float = 3.0) -> tuple:
@@ -40,3 +40,40 @@ def test_each_flaw_is_named(spoil, problem):
         assert found == []
     else:
         assert any(problem in line for line in found), found
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "difference"),
+    [((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+     ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+     ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+     ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644)],
+)  # fmt: skip
+def test_colour_differences_are_ciede2000s(first, second, difference):
+    # pairs 1, 7, 17 and 25 of Sharma, Wu and Dalal's (2005) table of test data
+    assert ciede2000(first, second) == pytest.approx(difference, abs=1e-4)
+    assert lab("white") == pytest.approx((100.0, 0.0, 0.0), abs=1e-3)
+
+
+def two_lines(colours, markers, second_y=(1, 2, 3, 4), labels=("a", "b")) -> list[str]:
+    fig, axis = plt.subplots(figsize=(3.0, 2.0), layout="constrained")
+    axis.plot([0, 1, 2, 3], [0, 1, 2, 3], color=colours[0], marker=markers[0], label=labels[0])
+    axis.plot([0, 1, 2, 3], second_y, color=colours[1], marker=markers[1], label=labels[1])
+    fig.legend(loc="outside lower center")
+    found = problems(Plot(fig, pd.DataFrame()))
+    plt.close(fig)
+    return found
+
+
+def test_legend_entries_a_reader_cannot_tell_apart_are_named():
+    close = two_lines(["#1f77b4", "#2a7fbb"], ["o", "o"])
+    assert any("legend entries 'a' and 'b'" in line for line in close), close
+    assert two_lines(["#1f77b4", "#2a7fbb"], ["o", "s"]) == []  # the marker tells them apart
+    assert two_lines(["#1f77b4", "#d62728"], ["o", "o"]) == []
+
+
+def test_a_series_hidden_under_another_is_named_unless_the_legend_says_so():
+    under = two_lines(["C0", "C1"], ["o", "s"], second_y=(0, 1, 2, 3))
+    assert any("series 'b' lies under 'a'" in line for line in under), under
+    said = two_lines(["C0", "C1"], ["o", "s"], (0, 1, 2, 3), labels=("a = b", "b"))
+    assert not any("lies under" in line for line in said), said
