@@ -2,8 +2,8 @@
 7 pt at that width, tick labels on every axis that shows data, no two texts on top of each
 other, no legend or annotation on top of the data (measured in display coordinates after
 drawing), no two legend entries a reader cannot tell apart (colours within a CIEDE2000
-difference of 10 and the same marker), and no series hidden under another that the legend
-does not say it equals."""
+difference of 10, drawn alike), and no series hidden under another drawn alike that
+the legend does not say it equals."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 from matplotlib.collections import PathCollection, QuadMesh
-from matplotlib.colors import to_rgb
+from matplotlib.colors import to_rgba
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
@@ -114,8 +114,11 @@ def overlapping_texts(fig, renderer) -> list[str]:
 
 
 def lab(colour) -> tuple[float, float, float]:
-    """CIELAB (D65) of an sRGB colour (IEC 61966-2-1 and CIE 15)."""
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    """CIELAB (D65) of an sRGB colour as it shows on white paper (its alpha blended with
+    white; IEC 61966-2-1 and CIE 15)."""
+    *rgb, alpha = to_rgba(colour)
+    shown = [alpha * c + (1 - alpha) for c in rgb]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in shown]
     matrix = ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750),
               (0.0193339, 0.1191920, 0.9503041))  # fmt: skip
     white = (0.95047, 1.0, 1.08883)
@@ -165,18 +168,20 @@ def ciede2000(first, second) -> float:
 
 
 def _entry_look(handle) -> tuple[object, str] | None:
-    """A legend handle's colour and marker ('patch' for a filled box), or None if it shows
-    neither (a guide, an invisible handle)."""
+    """A legend handle's colour and what else tells it apart: a line's marker, dashes and
+    fill, a box's hatch; None if it shows neither (a guide, an invisible handle)."""
     if isinstance(handle, Line2D):
-        return handle.get_color(), str(handle.get_marker())
+        drawn = f"{handle.get_marker()} {handle.get_linestyle()} {handle.get_fillstyle()}"
+        return to_rgba(handle.get_color(), handle.get_alpha()), drawn
     if hasattr(handle, "get_facecolor"):
-        return handle.get_facecolor(), "patch"
+        return handle.get_facecolor(), f"patch {handle.get_hatch()}"
     return None
 
 
 def confused_entries(legend) -> list[str]:
     """Pairs of one legend's entries whose colours are within TOLD_APART of each other and
-    whose markers are the same."""
+    that nothing else tells apart (the same marker, dashes and fill, or boxes of one hatch),
+    other than entries that name one series ('ring = binomial tree' and 'ring')."""
     looks = [
         (text.get_text(), look)
         for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=False)
@@ -185,14 +190,23 @@ def confused_entries(legend) -> list[str]:
     found = []
     for index, (name, (colour, mark)) in enumerate(looks):
         for other, (other_colour, other_mark) in looks[index + 1 :]:
+            if set(name.split(" = ")) & set(other.split(" = ")):
+                continue  # one series named in both ('ring = binomial tree', 'ring')
             if mark == other_mark and ciede2000(lab(colour), lab(other_colour)) < TOLD_APART:
-                found.append(f"legend entries {name!r} and {other!r}: one marker, close colours")
+                found.append(f"legend entries {name!r} and {other!r}: close colours, drawn alike")
     return found
 
 
+def _look(line: Line2D) -> tuple[str, str, bool]:
+    """What shows of a line where another lies on it: its marker, its dashes, and whether
+    its markers are hollow (one over a filled one shows both)."""
+    return str(line.get_marker()), str(line.get_linestyle()), line.get_markerfacecolor() == "none"
+
+
 def hidden_series(axis) -> list[str]:
-    """Labelled lines of one panel that lie exactly on another labelled line, where neither
-    label says it equals the other ('a = b')."""
+    """Labelled lines of one panel that lie exactly on another labelled line drawn alike
+    (the same marker, dashes and fill: only the top one shows), where neither label says
+    it equals the other ('a = b')."""
     lines = [
         line for line in axis.get_lines()
         if line.get_visible() and line.get_gid() != GUIDE
@@ -204,7 +218,8 @@ def hidden_series(axis) -> list[str]:
             same = line.get_xydata().shape == other.get_xydata().shape and np.allclose(
                 line.get_xydata(), other.get_xydata(), equal_nan=True
             )
-            if same and "=" not in line.get_label() + other.get_label():
+            alike = _look(line) == _look(other)
+            if same and alike and "=" not in line.get_label() + other.get_label():
                 found.append(
                     f"series {other.get_label()!r} lies under {line.get_label()!r} "
                     f"in panel {axis.get_title()!r}"

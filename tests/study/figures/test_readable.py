@@ -67,13 +67,15 @@ def two_lines(colours, markers, second_y=(1, 2, 3, 4), labels=("a", "b")) -> lis
 
 def test_legend_entries_a_reader_cannot_tell_apart_are_named():
     close = two_lines(["#1f77b4", "#2a7fbb"], ["o", "o"])
-    assert any("legend entries 'a' and 'b'" in line for line in close), close
+    assert any("legend entries 'a' and 'b': close colours" in line for line in close), close
     assert two_lines(["#1f77b4", "#2a7fbb"], ["o", "s"]) == []  # the marker tells them apart
     assert two_lines(["#1f77b4", "#d62728"], ["o", "o"]) == []
 
 
 def test_a_series_hidden_under_another_is_named_unless_the_legend_says_so():
-    under = two_lines(["C0", "C1"], ["o", "s"], second_y=(0, 1, 2, 3))
+    under = two_lines(["C0", "C1"], ["o", "o"], second_y=(0, 1, 2, 3))
     assert any("series 'b' lies under 'a'" in line for line in under), under
-    said = two_lines(["C0", "C1"], ["o", "s"], (0, 1, 2, 3), labels=("a = b", "b"))
+    said = two_lines(["C0", "C1"], ["o", "o"], (0, 1, 2, 3), labels=("a = b", "b"))
     assert not any("lies under" in line for line in said), said
+    distinct = two_lines(["C0", "C1"], ["o", "s"], second_y=(0, 1, 2, 3))  # both markers show
+    assert not any("lies under" in line for line in distinct), distinct
