@@ -44,8 +44,7 @@ rule all:
         study_outputs(),
         wallclock_outputs(),
         gpu_outputs(),
-        paths.table("pipeline_timing.csv"),
-        paths.table("claims.csv"),
+        [paths.table(name) for name in paths.TABLES["report"]],
     message:
         "all: every table and figure"
 

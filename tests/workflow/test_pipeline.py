@@ -26,14 +26,7 @@ from collectives.study import paths, selection, tuning
 from tests.support.exports import read_mpich_json, read_open_mpi_rules
 from tests.support.workflow import CONSOLE, PNG, REPO, SNAKEMAKE, copy_workflow, snakemake
 
-TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv", "crossover.csv",
-          "cost_model.md", "workloads.csv", "scale.csv", "scale_summary.csv", "selection.csv",
-          "selection_vs_libraries.md",
-          "wallclock.csv", "validation.csv", "validation_crossover.csv",
-          "validation_clusters.csv", "validation_summary.csv", "clock_selection.csv",
-          "tuned_vs_default.csv", "tuned_vs_default.md", "pipeline_timing.csv",
-          "validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv",
-          "nccl_choice_map.csv", "claims.csv"]  # fmt: skip
+TABLES = [name for names in paths.TABLES.values() for name in names]  # a full config's
 FIGURES = ["crossover", "crossover_all", "phase", "counts", "hotspot", "fabric_fits",
            "structure", "workloads", "scale", "wallclock", "validation", "gpu_systems",
            "nccl_choice", "tuned_vs_default"]  # fmt: skip

@@ -60,18 +60,10 @@ WALLCLOCK = PLAN.wallclock
 # The algorithms at their default parameters (no node size named): what a cluster's flat
 # fit can price.
 FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
-STUDY_TABLES = ["measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
-                "crossover.csv", "cost_model.md", "workloads.csv", "scale.csv",
-                "scale_summary.csv", "selection.csv", "selection_vs_libraries.md"]  # fmt: skip
-WALLCLOCK_TABLES = ["wallclock.csv", "validation.csv", "validation_crossover.csv",
-                    "validation_clusters.csv", "validation_summary.csv"]  # fmt: skip
-TUNING_TABLES = ["clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"]
-GPU_TABLES = [
-    "validation_gpu.csv",
-    "validation_gpu_summary.csv",
-    "gpu_busbw.csv",
-    "nccl_choice_map.csv",
-]
+STUDY_TABLES = paths.TABLES["study"]
+WALLCLOCK_TABLES = paths.TABLES["wallclock"]
+TUNING_TABLES = paths.TABLES["tuning"]
+GPU_TABLES = paths.TABLES["gpu"]
 
 
 wildcard_constraints:

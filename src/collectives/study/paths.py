@@ -25,6 +25,19 @@ CLUSTER = f"{RESULTS}/clusters/{{cluster}}.csv"  # a cluster's osu_allreduce bes
 PROBE = f"{RESULTS}/tuning/{{library}}/{{setting}}/N{{ranks}}.probe.json"
 LIBRARY = "resources/mpi/{library}.json"  # an MPI library's descriptor; it lives beside it
 TABLE = f"{RESULTS}/tables/{{name}}"
+# Every table of a full run, by the part of the run that makes it (a config without a
+# wallclock section, libraries or GPU systems makes no table of that part).
+TABLES = {
+    "study": ("measurements.csv", "seed_check.md", "fabrics.csv", "costs.csv",
+              "crossover.csv", "cost_model.md", "workloads.csv", "scale.csv",
+              "scale_summary.csv", "selection.csv", "selection_vs_libraries.md"),
+    "wallclock": ("wallclock.csv", "validation.csv", "validation_crossover.csv",
+                  "validation_clusters.csv", "validation_summary.csv"),
+    "tuning": ("clock_selection.csv", "tuned_vs_default.csv", "tuned_vs_default.md"),
+    "gpu": ("validation_gpu.csv", "validation_gpu_summary.csv", "gpu_busbw.csv",
+            "nccl_choice_map.csv"),
+    "report": ("pipeline_timing.csv", "claims.csv"),
+}  # fmt: skip
 FIGURE = f"{RESULTS}/figures/{{figure}}.{{ext}}"
 LOG = f"{RESULTS}/logs/{{name}}.log"
 BENCHMARKS = f"{RESULTS}/benchmarks"  # one Snakemake benchmark file per job: {rule}/...tsv
