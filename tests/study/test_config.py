@@ -14,6 +14,7 @@ import yaml
 
 from collectives import registry
 from collectives.study.config import ConfigError, check, read_yaml, validate_schema
+from collectives.transport import TRANSPORTS
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((REPO / "config/config.yaml").read_text())
@@ -402,3 +403,17 @@ def test_the_nccl_choice_map_defaults_to_the_largest_system_the_model_prices():
     assert choice["system"] == "abci-a100-16nodes"  # most nodes of a release with constants
     assert choice["nodes"] == [1, 2, 4, 8, 16]
     assert choice["message_bytes"][0] == 8 and choice["message_bytes"][-1] == 512 * 2**20
+
+
+def test_the_schema_names_the_transports_the_package_has():
+    enums = []
+
+    def walk(node, key=""):
+        if isinstance(node, dict):
+            if key in ("transport", "transports"):
+                enums.append(tuple(node.get("enum") or node.get("items", {}).get("enum", ())))
+            for name, value in node.items():
+                walk(value, name)
+
+    walk(yaml.safe_load(SCHEMA.read_text()))
+    assert len(enums) == 2 and set(enums) == {TRANSPORTS}

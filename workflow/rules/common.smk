@@ -25,6 +25,7 @@ try:
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
     from collectives.run.libraries import DEFAULT, KINDS, common_algorithms
+    from collectives.transport import TRANSPORTS
     from collectives.study.tuning import FORCED, SETTINGS, force_setting
 except ImportError as exc:
     sys.exit(
@@ -73,7 +74,7 @@ wildcard_constraints:
     ranks="[0-9]+",
     elements="[0-9]+",
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
-    transport="queue|mpi",
+    transport="|".join(TRANSPORTS),
     library="|".join(KINDS),
     setting="default|model|clock|forced|force-[a-z_]+",
 
