@@ -26,7 +26,13 @@ try:
     from collectives.study.grid import expand_axis
     from collectives.run.libraries import DEFAULT, KINDS, common_algorithms
     from collectives.transport import TRANSPORTS
-    from collectives.study.tuning import FORCED, SETTINGS, force_setting
+    from collectives.study.tuning import (
+        FORCE_PREFIX,
+        FORCED,
+        SETTINGS,
+        force_setting,
+        forced_algorithm,
+    )
 except ImportError as exc:
     sys.exit(
         f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
@@ -76,7 +82,7 @@ wildcard_constraints:
     fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
     transport="|".join(TRANSPORTS),
     library="|".join(KINDS),
-    setting="default|model|clock|forced|force-[a-z_]+",
+    setting="|".join([*SETTINGS, FORCED, f"{FORCE_PREFIX}[a-z_]+"]),
 
 
 def grid_points():
@@ -512,8 +518,8 @@ def setting_options(setting, selection):
     launch, which the switch changes; a tuned run loads its selection file."""
     if setting == FORCED:
         return f"--force {DEFAULT}"
-    if setting.startswith("force-"):
-        return f"--force {setting.removeprefix('force-')}"
+    if forced_algorithm(setting):
+        return f"--force {forced_algorithm(setting)}"
     if setting in ("model", "clock"):
         return (
             f"--selection {selection[0]}"  # the file it loads, its companions beside it

@@ -30,7 +30,7 @@ for (library, setting, ranks), run, probe in zip(
         print(f"{library} N={ranks}: {forced_setting} at M={elements} ran {'|'.join(ran)}:"
               " no candidate there", file=sys.stderr)  # fmt: skip
     for forced_setting, by_size in timed.items():
-        algorithm = forced_setting.removeprefix("force-")
+        algorithm = tuning.forced_algorithm(forced_setting)
         forced[(library, int(ranks), algorithm)] = {
             m: timing.time_median_s for m, timing in by_size.items()
         }

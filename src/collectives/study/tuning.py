@@ -30,9 +30,17 @@ SETTINGS = ("default", "model", "clock")  # what each library is timed with, bes
 FORCED = "forced"  # every forced algorithm in one launch, switched at run time
 
 
+FORCE_PREFIX = "force-"  # a setting that forces one algorithm: 'force-ring'
+
+
 def force_setting(algorithm: str) -> str:
     """The run setting that forces `algorithm`: 'force-ring'."""
-    return f"force-{algorithm}"
+    return f"{FORCE_PREFIX}{algorithm}"
+
+
+def forced_algorithm(setting: str) -> str | None:
+    """The algorithm a setting forces ('force-ring' -> 'ring'); None for any other."""
+    return setting.removeprefix(FORCE_PREFIX) if setting.startswith(FORCE_PREFIX) else None
 
 
 def _verified_records(document: dict[str, Any]) -> list[Record]:
@@ -86,7 +94,7 @@ def disobeyed(
         (setting, elements, seen)
         for setting, sizes in observed.items()
         for elements, seen in sizes.items()
-        if _obeyed(library, setting.removeprefix("force-"), seen) is False
+        if _obeyed(library, forced_algorithm(setting) or setting, seen) is False
     ]
 
 
@@ -151,8 +159,8 @@ def tuned_vs_default(
     """
     rows = []
     for library, ranks in sorted({(lib, n) for lib, s, n in runs if s == "default"}):
-        forced = {s.removeprefix("force-"): t for (lib, s, n), t in runs.items()
-                  if (lib, n) == (library, ranks) and s.startswith("force-")}  # fmt: skip
+        forced = {forced_algorithm(s): t for (lib, s, n), t in runs.items()
+                  if (lib, n) == (library, ranks) and forced_algorithm(s)}  # fmt: skip
         default = runs[(library, "default", ranks)]
         for elements in sorted(default):
             nbytes, base = elements * itemsize, default[elements]
