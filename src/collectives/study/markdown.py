@@ -7,8 +7,9 @@ import pandas as pd
 
 from .. import registry
 from ..model.cost import BASIS
+from ..model.library_rules import MPICH_SHORT_MSG_SIZE
 from ..model.theory import COUNT_FIELDS
-from .selection import MPICH_SHORT_MSG_SIZE, REASONS, Agreement
+from .selection import REASONS, Agreement
 
 # The two rows of the seed post's table (algorithm, N, M, rounds, bytes), float64.
 SEED_ROWS = [("ring", 8, 1024, 14, 114688), ("recursive_doubling", 8, 1024, 3, 196608)]

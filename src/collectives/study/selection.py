@@ -20,7 +20,6 @@ from .. import registry
 from ..model import cost
 from ..model.library_rules import (
     INF,
-    MPICH_SHORT_MSG_SIZE,
     OPEN_MPI,
     OPEN_MPI_AS_OURS,
     library_choice,
@@ -208,10 +207,20 @@ def _rule(steps: list[tuple[float, str]]) -> str:
     return " ".join(parts)
 
 
-def mpich_classic_steps(ranks: int, itemsize: int) -> list[tuple[float, str]]:
-    """MPICH's classic rule at N as (largest size, algorithm) steps."""
-    short = max(MPICH_SHORT_MSG_SIZE, ((1 << (ranks.bit_length() - 1)) - 1) * itemsize)
-    return [(short, "recursive_doubling"), (INF, "rabenseifner")]
+def rule_steps(rule: str, ranks: int, itemsize: int) -> list[tuple[float, str]]:
+    """A library's rule at N as (largest size, algorithm) steps: the rule itself read at
+    every size where some rule may change its choice (steps), each step's
+    largest size a whole number of elements."""
+    bounds = [bound for bound in steps(ranks, itemsize) if bound > itemsize]
+    found: list[tuple[float, str]] = []
+    for start, following in zip([itemsize, *bounds], [*bounds, INF], strict=True):
+        algorithm = library_choice(rule, ranks, start, itemsize)
+        largest = INF if following == INF else (following - 1) // itemsize * itemsize
+        if found and found[-1][1] == algorithm:
+            found[-1] = (largest, algorithm)
+        else:
+            found.append((largest, algorithm))
+    return found
 
 
 def open_mpi_steps(ranks: int) -> list[tuple[float, str]]:
@@ -262,7 +271,7 @@ def library_agreement(
             rows.append({
                 "fabric": fabric, "structured": structured, "ranks": ranks,
                 "model": _rule(model_steps),
-                "mpich": _rule(mpich_classic_steps(ranks, itemsize)),
+                "mpich": _rule(rule_steps("mpich-classic", ranks, itemsize)),
                 "mpich_agree": agree["mpich"],
                 "open_mpi": _rule(open_mpi_steps(ranks)), "open_mpi_agree": agree["ompi"],
                 "sizes": len(point),
