@@ -30,7 +30,7 @@ def submissions(tmp_path) -> tuple[list[str], list[str]]:
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     groups = re.findall(r"^\[[^\]]+\] Group job (\S+)", run.stdout, re.MULTILINE)
-    alone = re.findall(r"^(?:local)?rule (\w+):", run.stdout, re.MULTILINE)
+    alone = re.findall(r"^Job \d+: (\w+): ", run.stdout, re.MULTILINE)  # a group's are indented
     return groups, alone
 
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..comm import Communicator, Nodes
+from .nccl_ring import STEP_BYTES
 from .partition import split_evenly
 
 TREES = 2
-CHUNK_BYTES = 4 * 1024 * 1024 // 8  # NCCL_BUFFSIZE / NCCL_STEPS: one step a chunk
+CHUNK_BYTES = STEP_BYTES  # one step of NCCL's Simple buffer a chunk
 
 
 def allreduce(comm: Communicator, x: np.ndarray, nodes: Nodes, chunk_bytes: int) -> np.ndarray:

@@ -21,7 +21,10 @@ from . import ring
 from .partition import split_evenly
 
 CHANNELS = 2  # NCCL's ring count on a node whose GPUs share one PCIe switch or NIC
-CHUNK_BYTES = 4 * 1024 * 1024 // 8 * 4  # NCCL_BUFFSIZE / NCCL_STEPS * ALLREDUCE_CHUNKSTEPS
+# NCCL's Simple buffer: NCCL_BUFFSIZE (4 MiB) over NCCL_STEPS (8) steps; its tree moves one
+# step a chunk, its ring ALLREDUCE_CHUNKSTEPS (4)
+STEP_BYTES = 4 * 1024 * 1024 // 8
+CHUNK_BYTES = STEP_BYTES * 4
 
 
 def allreduce(comm: Communicator, x: np.ndarray, channels: int, chunk_bytes: int) -> np.ndarray:
