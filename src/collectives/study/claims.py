@@ -291,18 +291,19 @@ def _ring_against_mpi(transport: str) -> Callable[[Tables], Value]:
     return compute
 
 
-def _cell(table: str, column: str, **where: object) -> Callable[[Tables], Value]:
-    """One cell of a table."""
-    return lambda tables: _one(_rows(tables[table], **where)[column].iloc[0])
-
-
-def _ratio(numerator: Callable[[Tables], Value], denominator: Callable[[Tables], Value]):
+def _ratio(
+    numerator: Callable[[Tables], Value], denominator: Callable[[Tables], Value]
+) -> Callable[[Tables], Value]:
     """One value over another."""
     return lambda tables: _one(numerator(tables).values[0] / denominator(tables).values[0])
 
 
-_scale_ring_latency = lambda tables: _one(_scale_cluster(tables).ring_latency_s)  # noqa: E731
-_scale_bucket = lambda tables: _one(_scale_cluster(tables).cheapest_s)  # noqa: E731
+def _scale(column: str) -> Callable[[Tables], Value]:
+    """One column of the cluster side's 80 MB bucket at N = 131,072 (scale.csv)."""
+    return lambda tables: _one(_scale_cluster(tables)[column])
+
+
+_scale_ring_latency, _scale_bucket = _scale("ring_latency_s"), _scale("cheapest_s")
 
 CLAIMS: dict[str, Claim] = {
     "naive_on_nvlink": Claim(
