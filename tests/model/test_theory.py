@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from collectives import registry
+from collectives.algorithms.double_binary_tree import tree_links
 from collectives.model import theory
+from collectives.model.topology import Topology
 from collectives.registry import ALGORITHMS
 
 
@@ -98,3 +100,32 @@ def test_theory_states_the_hierarchical_switch_the_implementation_makes():
     from collectives.algorithms import hierarchical
 
     assert theory.HIERARCHICAL_DOUBLING_BELOW == hierarchical.RECURSIVE_DOUBLING_BELOW
+
+
+# trees.cc's drawings, parent by node: the binary tree of 14, the mirror of 12, the shift of 13.
+TREES_CC_DRAWN = {
+    (14, 0): [None, 2, 4, 2, 8, 6, 4, 6, 0, 10, 12, 10, 8, 12],
+    (12, 1): [1, 3, 1, 11, 5, 7, 5, 3, 9, 7, 9, None],
+    (13, 1): [9, None, 3, 5, 3, 9, 7, 5, 7, 1, 11, 0, 11],
+}
+
+
+@pytest.mark.parametrize(("count", "tree"), TREES_CC_DRAWN)
+def test_the_theory_s_trees_are_those_trees_cc_draws(count, tree):
+    links = theory.nccl_trees(count, 1)[tree]
+    assert [parent for parent, _ in links] == TREES_CC_DRAWN[count, tree]
+
+
+def test_the_in_order_tree_by_hand():
+    # 6 nodes: 0 -> 4; 4's range below is 1..3 (root 2, leaves 1 and 3), above it 5.
+    assert theory.in_order_tree(6) == ([None, 2, 4, 2, 0, 4], [[4], [], [1, 3], [], [2, 5], []])
+    assert theory.in_order_tree(1) == ([None], [[]])
+
+
+@pytest.mark.parametrize("g", [1, 2, 3])
+@pytest.mark.parametrize("count", range(1, 34))
+def test_the_theory_s_trees_are_the_implementation_s(count, g):
+    """Derived independently, the theory's trees equal the algorithm's, child order too."""
+    n = count * g
+    for tree, links in enumerate(theory.nccl_trees(n, g)):
+        assert links == [tree_links(rank, n, Topology(g), tree) for rank in range(n)]

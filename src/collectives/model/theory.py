@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-# NCCL's trees are a fact of the algorithm, checked against trees.cc's drawings in the tests
-from ..algorithms.double_binary_tree import TREES, tree_links
 from ..transport.accounting import COUNT_FIELDS, Counts
 from .topology import Topology
 
@@ -235,20 +233,20 @@ def nccl_ring(n: int, m: int, s: int, channels: int, chunk_bytes: int) -> Counts
 
 
 def double_binary_tree(n: int, m: int, s: int, g: int, chunk_bytes: int) -> Counts:
-    """Two trees over nodes of G (collectives.algorithms.double_binary_tree.tree_links: NCCL's
-    trees, checked against trees.cc's drawings in the tests), each a spanning tree of N-1
-    edges; tree t carries half h_t of the vector (h_0 = ceil(M/2)) in ceil(h_t/K) chunks of
-    K = max(1, chunk_bytes // s) elements, the last one shorter. Every chunk crosses every
-    edge up and down: 2(N-1) messages a chunk and 2(N-1)M elements in all; a rank with d_t
-    tree-t links moves 2 d_t h_t. The pipeline's critical path has no single formula over
-    these irregular trees: it is the single-port clock recurrence, phase by phase (reduce
-    up, then broadcast down), tree by tree, chunk by chunk, ranks in the order their inputs
-    arrive, evaluated once with weight 1 a message (rounds) and once with its bytes."""
-    nodes = Topology(g)
+    """Two trees over nodes of G (nccl_trees: NCCL's trees, derived here from their
+    definition and checked against trees.cc's drawings in the tests), each a spanning tree
+    of N-1 edges; tree t carries half h_t of the vector (h_0 = ceil(M/2)) in ceil(h_t/K)
+    chunks of K = max(1, chunk_bytes // s) elements, the last one shorter. Every chunk
+    crosses every edge up and down: 2(N-1) messages a chunk and 2(N-1)M elements in all; a
+    rank with d_t tree-t links moves 2 d_t h_t. The pipeline's critical path has no single
+    formula over these irregular trees: it is the single-port clock recurrence, phase by
+    phase (reduce up, then broadcast down), tree by tree, chunk by chunk, ranks in the order
+    their inputs arrive, evaluated once with weight 1 a message (rounds) and once with its
+    bytes."""
     step = max(1, chunk_bytes // s)
     halves = [m - m // 2, m // 2]
     chunks = [[min(step, half - start) for start in range(0, half, step)] for half in halves]
-    links = [[tree_links(rank, n, nodes, tree) for rank in range(n)] for tree in range(TREES)]
+    links = nccl_trees(n, g)
 
     def moved(rank: int) -> int:
         """Elements in and out of `rank`: each half twice over each of its links."""
@@ -307,6 +305,65 @@ def _tree_pipeline_clock(
                         for child in children:
                             sent_at[child] = send(rank, w)
     return max(clock, default=0)
+
+
+def nccl_trees(n: int, g: int) -> list[TreeLinks]:
+    """NCCL's two trees over N ranks in nodes of G consecutive ranks, per rank its parent
+    and children (the chain child first, then the child nodes' first ranks). The node
+    trees are those of NCCL's definition (trees.cc, read for facts): tree 0 is the in-order
+    binary tree over the node indices rooted at node 0 (in_order_tree); tree 1 mirrors it
+    (node i is node count-1-i) for an even node count and shifts it by one node for an odd
+    one. Inside a node the ranks form a chain from its first rank, which joins the trees."""
+    count = n // g
+    parents, below = in_order_tree(count)
+    mirrored = count % 2 == 0
+
+    def image(node: int) -> int:
+        return count - 1 - node if mirrored else (node + 1) % count
+
+    trees = [(parents, below), ([None] * count, [[] for _ in range(count)])]
+    for node in range(count):
+        parent = parents[node]
+        trees[1][0][image(node)] = None if parent is None else image(parent)
+        trees[1][1][image(node)] = [image(child) for child in below[node]]
+    links = []
+    for node_parents, node_children in trees:
+        ranks: TreeLinks = []
+        for rank in range(n):
+            node, position = divmod(rank, g)
+            chain = [rank + 1] if position + 1 < g else []
+            if position:
+                ranks.append((rank - 1, chain))
+                continue
+            parent = node_parents[node]
+            ranks.append((
+                None if parent is None else parent * g,
+                chain + [child * g for child in node_children[node]],
+            ))  # fmt: skip
+        links.append(ranks)
+    return links
+
+
+def in_order_tree(count: int) -> tuple[list[int | None], list[list[int]]]:
+    """The in-order binary tree over nodes 0..count-1 rooted at node 0: node 0's one child
+    roots nodes 1..count-1, and the root of a range of nodes is its node with the most
+    trailing zero bits, the range below it its left subtree and the range above its right.
+    Per node its parent and its children, left first."""
+    parents: list[int | None] = [None] * count
+    children: list[list[int]] = [[] for _ in range(count)]
+    ranges = [(1, count, 0)] if count > 1 else []  # (first, end, the parent of their root)
+    while ranges:
+        first, end, parent = ranges.pop()
+        if first >= end:
+            continue
+        bit = 1 << (end - 1).bit_length()
+        while -(-first // bit) * bit >= end:
+            bit >>= 1
+        root = -(-first // bit) * bit
+        parents[root] = parent
+        children[parent].append(root)
+        ranges += [(root + 1, end, root), (first, root, root)]  # the left one taken first
+    return parents, children
 
 
 def _root_first(links: TreeLinks) -> list[int]:
