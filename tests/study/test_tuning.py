@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from collectives.run.bench import make_timing, switched_entry
+from collectives.run.libraries import DEFAULT
 from collectives.run.record import Record
 from collectives.study import tuning
 from collectives.transport.accounting import COUNT_FIELDS
@@ -146,3 +147,38 @@ def test_a_forced_probe_that_saw_another_algorithm_is_named():
     probe["sizes"][0]["verified"] = False
     with pytest.raises(ValueError, match="wrong sum under force-ring at M=64"):
         tuning.setting_observed(tuning.FORCED, probe)
+
+
+ALGORITHMS = ["ring", "recursive_doubling", "one_shot"]  # one-shot is no library's
+
+
+def test_a_library_s_forced_runs_switch_where_it_can_else_force_one_at_a_time():
+    libraries = ["mpich", "impi"]
+    # MPICH changes its algorithm at run time and can leave a size range to its own choice
+    assert tuning.forced_algorithms(ALGORITHMS, libraries, "mpich") == [
+        "ring", "recursive_doubling", DEFAULT,
+    ]  # fmt: skip
+    assert tuning.forced_settings(ALGORITHMS, libraries, "mpich") == [tuning.FORCED]
+    assert tuning.switch_option(ALGORITHMS, libraries, "mpich", tuning.FORCED) == (
+        f"--switch ring,recursive_doubling,{DEFAULT}"
+    )
+    assert tuning.switch_option(ALGORITHMS, libraries, "mpich", "default") == ""
+    # Intel MPI can do neither: one launch forcing each algorithm
+    assert tuning.forced_settings(ALGORITHMS, libraries, "impi") == [
+        "force-ring", "force-recursive_doubling",
+    ]  # fmt: skip
+    keys = tuning.tuning_keys(ALGORITHMS, libraries, [2, 4], [tuning.FORCED])
+    assert keys == [
+        ("mpich", "forced", 2), ("mpich", "forced", 4),
+        ("impi", "force-ring", 2), ("impi", "force-ring", 4),
+        ("impi", "force-recursive_doubling", 2), ("impi", "force-recursive_doubling", 4),
+    ]  # fmt: skip
+
+
+def test_each_setting_s_launch_options():
+    assert tuning.setting_options(tuning.FORCED, None) == f"--force {DEFAULT}"
+    assert tuning.setting_options("force-ring", None) == "--force ring"
+    assert tuning.setting_options("model", ["a.json", "b.txt"]) == "--selection a.json"
+    assert tuning.setting_options("default", None) == ""
+    with pytest.raises(ValueError, match="a clock run needs its selection file"):
+        tuning.setting_options("clock", [])

@@ -24,15 +24,11 @@ try:
     )
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
-    from collectives.run.libraries import DEFAULT, KINDS, common_algorithms
+    from collectives.run.pingpong import PINGPONG_RANKS
+    from collectives.run.libraries import KINDS
     from collectives.transport import TRANSPORTS
-    from collectives.study.tuning import (
-        FORCE_PREFIX,
-        FORCED,
-        SETTINGS,
-        force_setting,
-        forced_algorithm,
-    )
+    from collectives.study import budget, tuning
+    from collectives.study.tuning import FORCE_PREFIX, FORCED, SETTINGS
 except ImportError as exc:
     sys.exit(
         f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"
@@ -181,7 +177,7 @@ def calibration_options(wildcards):
     from the ping-pong's settings."""
     settings = pingpong_settings(calibrating_fabric(wildcards))
     sizes = len(pingpong_sizes(wildcards).split(","))
-    ranks = int(wildcards.ranks) if "ranks" in wildcards.keys() else 2
+    ranks = int(wildcards.ranks) if "ranks" in wildcards.keys() else PINGPONG_RANKS
     return (
         f"--launches {settings['launches']} --agreement {settings['agreement']}"
         f" {timing_budget(sizes, ranks)} --narrow=--sizes"
@@ -189,13 +185,10 @@ def calibration_options(wildcards):
 
 
 def bench_points(transport=None, library=None, setting=None):
-    """A bench's timed points on `transport`, or a library run's: MPI_Allreduce alone, or
-    switched to each forced algorithm."""
+    """A bench's timed points on `transport`, or a library run's (study.budget)."""
     if transport:
-        entries = len(WALLCLOCK.algorithms) + len(WALLCLOCK.peers_for(transport))
-    else:
-        entries = len(forced_algorithms(library)) if setting == FORCED else 1
-    return entries * len(WALLCLOCK.elements)
+        return budget.bench_points(WALLCLOCK, transport)
+    return budget.library_points(PLAN, library, setting)
 
 
 def bench_options(wildcards):
@@ -221,30 +214,20 @@ def bench_protocol():
 
 
 @functools.cache
-def timing_weight_total():
-    """Every timing job's points x ranks, summed: wallclock.budget is shared by them."""
-    if WALLCLOCK is None:
-        return 0
-    calibrations = [
-        len(expand_axis(pingpong_settings(name)["sizes"])) * 2
-        for name, kind in PLAN.fabrics.items()
+def pingpongs():
+    """Every ping-pong fabric's `pingpong` settings, by name."""
+    return {
+        f: pingpong_settings(f)
+        for f, kind in PLAN.fabrics.items()
         if kind == "pingpong"
-    ]
-    exchanges = [
-        len(expand_axis(pingpong_settings(WALLCLOCK.fabrics[t])["sizes"])) * n
-        for t, n in exchange_keys()
-    ]
-    benches = [bench_points(t) * n for t, n in exchange_keys()]
-    library_runs = [bench_points(None, l, s) * n for l, s, n in tuning_keys()]
-    return sum(calibrations + exchanges + benches + library_runs)
+    }
 
 
 def timing_budget(points, ranks):
-    """`--budget SECONDS`: this job's share of wallclock.budget (none without a wallclock
-    section: its launches only)."""
-    if WALLCLOCK is None:
-        return ""
-    return f"--budget {WALLCLOCK.budget * points * ranks / timing_weight_total():.1f}"
+    """`--budget SECONDS`: this job's share of wallclock.budget (study.budget; none
+    without a wallclock section: its launches only)."""
+    share = budget.budget_share(PLAN, pingpongs(), points, ranks)
+    return "" if share is None else f"--budget {share:.1f}"
 
 
 def pingpong_library(wildcards):
@@ -326,9 +309,7 @@ def wallclock_runs():
 
 def exchange_keys():
     """Every timed (transport, N): each has an exchange benchmark."""
-    if WALLCLOCK is None:
-        return []
-    return [(t, n) for t in WALLCLOCK.transports for n in WALLCLOCK.ranks]
+    return budget.exchange_keys(WALLCLOCK)
 
 
 def exchange_runs():
@@ -419,32 +400,13 @@ def library_options(wildcards):
 
 
 def forced_algorithms(library):
-    """The clock's candidates for a library: each algorithm every library has, and its own
-    choice where its selection file can leave a size range to it."""
-    common = common_algorithms(PLAN.algorithms, PLAN.libraries)
-    return [*common, *([DEFAULT] if KINDS[library].default_ranges else [])]
-
-
-def forced_settings(library):
-    """A library's forced runs: one launch switching among its forced algorithms where it
-    can change its algorithm at run time (FORCED), else a launch forcing each."""
-    if KINDS[library].switch:
-        return [FORCED]
-    return [force_setting(a) for a in forced_algorithms(library)]
+    """The clock's candidates for a library (study.tuning)."""
+    return tuning.forced_algorithms(PLAN.algorithms, list(PLAN.libraries), library)
 
 
 def tuning_keys(settings=None):
-    """Every timed (library, setting, N) of the tuning; FORCED stands for each library's
-    forced settings."""
-    if not (WALLCLOCK and PLAN.libraries):
-        return []
-    return [
-        (lib, s, n)
-        for lib in PLAN.libraries
-        for named in settings or [*SETTINGS, FORCED]
-        for s in (forced_settings(lib) if named == FORCED else [named])
-        for n in WALLCLOCK.library_ranks
-    ]
+    """Every timed (library, setting, N) of the tuning (study.budget)."""
+    return budget.library_tuning_keys(PLAN, settings)
 
 
 def tuning_runs(settings=None, pattern=paths.TUNING):
@@ -502,29 +464,13 @@ def switched(wildcards):
 
 
 def switch_option(library, setting):
-    """`--switch` of a FORCED run or probe: the library's forced algorithms, in turns."""
-    if setting != FORCED:
-        return ""
-    return f"--switch {','.join(forced_algorithms(library))}"
+    """`--switch` of a FORCED run or probe (study.tuning)."""
+    return tuning.switch_option(PLAN.algorithms, list(PLAN.libraries), library, setting)
 
 
 def tuning_setting(wildcards, input):
     """`collectives mpiexec` options of the job's setting."""
-    return setting_options(wildcards.setting, input.get("selection"))
-
-
-def setting_options(setting, selection):
-    """`collectives mpiexec` options of a setting: a FORCED run's is its own choice at
-    launch, which the switch changes; a tuned run loads its selection file."""
-    if setting == FORCED:
-        return f"--force {DEFAULT}"
-    if forced_algorithm(setting):
-        return f"--force {forced_algorithm(setting)}"
-    if setting in ("model", "clock"):
-        return (
-            f"--selection {selection[0]}"  # the file it loads, its companions beside it
-        )
-    return ""
+    return tuning.setting_options(wildcards.setting, input.get("selection"))
 
 
 def library_command(wildcards, input, setting):
@@ -534,7 +480,7 @@ def library_command(wildcards, input, setting):
     ranks = wildcards.ranks
     return (
         f"collectives mpiexec --library {input.library} --ranks {ranks}"
-        f" {setting_options(setting, input.get(setting))} -- bench --transport mpi --ranks {ranks}"
+        f" {tuning.setting_options(setting, input.get(setting))} -- bench --transport mpi --ranks {ranks}"
         f" {entries} --elements {','.join(map(str, WALLCLOCK.elements))} --dtype"
         f" {PLAN.dtype} --seed {config['seed']} {bench_protocol()}"
         f" --timeout {RUNTIME_MINUTES}m"

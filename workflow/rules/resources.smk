@@ -120,5 +120,7 @@ def pingpong_launcher(wildcards, input, resources):
     """A ping-pong's `collectives`: under the MPI library it measures (its own mpiexec),
     or as timing_command runs it."""
     if input.library:
-        return f"collectives mpiexec --library {input.library} --ranks 2 --"
+        return (
+            f"collectives mpiexec --library {input.library} --ranks {PINGPONG_RANKS} --"
+        )
     return timing_command(wildcards, resources)

@@ -28,6 +28,7 @@ from ..transport.launch import Prepare, Program, RankRun
 from .record import DEFAULT_TIMEOUT
 
 LARGE_MESSAGE = 8192  # OSU's threshold above which fewer iterations are run
+PINGPONG_RANKS = 2  # osu_latency's pair: rank 0 sends, rank 1 answers
 
 
 def pingpong(
@@ -70,7 +71,7 @@ def pingpong(
             one_way[index] = np.median(round_trips) / 2
         return one_way
 
-    run = _launch(transport, 2, pin, program, sizes, timeout)
+    run = _launch(transport, PINGPONG_RANKS, pin, program, sizes, timeout)
     if run is None:
         return None
     return np.array(sizes), run.results[0].copy()

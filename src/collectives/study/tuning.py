@@ -15,14 +15,14 @@ that ran in another mode of the machine decides nothing alone.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..run.bench import switched_algorithm
-from ..run.libraries import DEFAULT, KINDS
+from ..run.libraries import DEFAULT, KINDS, common_algorithms
 from ..run.record import Record, Timing
 from ..run.timing import ratio_interval
 
@@ -41,6 +41,68 @@ def force_setting(algorithm: str) -> str:
 def forced_algorithm(setting: str) -> str | None:
     """The algorithm a setting forces ('force-ring' -> 'ring'); None for any other."""
     return setting.removeprefix(FORCE_PREFIX) if setting.startswith(FORCE_PREFIX) else None
+
+
+def forced_algorithms(
+    algorithms: Sequence[str], libraries: Sequence[str], library: str
+) -> list[str]:
+    """The clock's candidates for `library`: each of `algorithms` every library of
+    `libraries` has, and its own choice where its selection file can leave a size range
+    to it (DEFAULT)."""
+    common = common_algorithms(algorithms, libraries)
+    return [*common, *([DEFAULT] if KINDS[library].default_ranges else [])]
+
+
+def forced_settings(algorithms: Sequence[str], libraries: Sequence[str], library: str) -> list[str]:
+    """`library`'s forced runs: one launch switching among its forced algorithms where it
+    can change its algorithm at run time (FORCED), else a launch forcing each."""
+    if KINDS[library].switch:
+        return [FORCED]
+    return [force_setting(a) for a in forced_algorithms(algorithms, libraries, library)]
+
+
+def tuning_keys(
+    algorithms: Sequence[str],
+    libraries: Sequence[str],
+    ranks: Sequence[int],
+    settings: Sequence[str] | None = None,
+) -> list[tuple[str, str, int]]:
+    """Every timed (library, setting, N) of the tuning at the libraries' `ranks`; FORCED in
+    `settings` (default: every setting and FORCED) stands for each library's forced runs."""
+    return [
+        (library, setting, n)
+        for library in libraries
+        for named in settings or [*SETTINGS, FORCED]
+        for setting in (
+            forced_settings(algorithms, libraries, library) if named == FORCED else [named]
+        )
+        for n in ranks
+    ]
+
+
+def switch_option(
+    algorithms: Sequence[str], libraries: Sequence[str], library: str, setting: str
+) -> str:
+    """`collectives bench`'s `--switch` for a FORCED run: the forced algorithms, in turns;
+    nothing for any other setting."""
+    if setting != FORCED:
+        return ""
+    return f"--switch {','.join(forced_algorithms(algorithms, libraries, library))}"
+
+
+def setting_options(setting: str, selection: Sequence[str] | None) -> str:
+    """`collectives mpiexec`'s options for a setting: a FORCED run starts at the library's
+    own choice, which the switch changes; a forced setting forces its algorithm; a tuned
+    run loads its selection file (the first of `selection`, its companions beside it)."""
+    if setting == FORCED:
+        return f"--force {DEFAULT}"
+    if forced_algorithm(setting):
+        return f"--force {forced_algorithm(setting)}"
+    if setting in ("model", "clock"):
+        if not selection:
+            raise ValueError(f"a {setting} run needs its selection file")
+        return f"--selection {selection[0]}"
+    return ""
 
 
 def _verified_records(document: dict[str, Any]) -> list[Record]:

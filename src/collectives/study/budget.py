@@ -1,0 +1,79 @@
+"""The timing stage's jobs and their budget: wallclock.budget is shared by every timing job
+(ping-pongs, exchanges, benches, library runs) in proportion to the points it times times
+its ranks, so that a job's extra launches cost what its share of the machine buys."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..run.pingpong import PINGPONG_RANKS
+from .config import Plan, Wallclock
+from .grid import expand_axis
+from .tuning import FORCED, forced_algorithms, tuning_keys
+
+
+def pingpong_sizes(settings: Mapping[str, Any]) -> list[int]:
+    """The message sizes of a ping-pong fabric's `pingpong` settings."""
+    return expand_axis(settings["sizes"])
+
+
+def exchange_keys(wallclock: Wallclock | None) -> list[tuple[str, int]]:
+    """Every timed (transport, N): each has an exchange benchmark and a bench."""
+    if wallclock is None:
+        return []
+    return [(t, n) for t in wallclock.transports for n in wallclock.ranks]
+
+
+def bench_points(wallclock: Wallclock, transport: str) -> int:
+    """The points a bench on `transport` times: our algorithms and the library peers, at
+    every size."""
+    entries = len(wallclock.algorithms) + len(wallclock.peers_for(transport))
+    return entries * len(wallclock.elements)
+
+
+def library_points(plan: Plan, library: str, setting: str) -> int:
+    """The points a library run times: MPI_Allreduce alone, or (FORCED) switched to each
+    forced algorithm, at every size."""
+    forced = forced_algorithms(plan.algorithms, list(plan.libraries), library)
+    entries = len(forced) if setting == FORCED else 1
+    return entries * len(plan.wallclock.elements)
+
+
+def library_tuning_keys(
+    plan: Plan, settings: list[str] | None = None
+) -> list[tuple[str, str, int]]:
+    """Every timed (library, setting, N) of the plan's tuning (none without a wallclock
+    section or libraries)."""
+    if not (plan.wallclock and plan.libraries):
+        return []
+    return tuning_keys(
+        plan.algorithms, list(plan.libraries), plan.wallclock.library_ranks, settings
+    )
+
+
+def total_weight(plan: Plan, pingpongs: Mapping[str, Mapping[str, Any]]) -> int:
+    """Every timing job's points x ranks, summed. `pingpongs`: each ping-pong fabric's
+    settings by name."""
+    wallclock = plan.wallclock
+    if wallclock is None:
+        return 0
+    calibrations = [len(pingpong_sizes(s)) * PINGPONG_RANKS for s in pingpongs.values()]
+    exchanges = [
+        len(pingpong_sizes(pingpongs[wallclock.fabrics[t]])) * n
+        for t, n in exchange_keys(wallclock)
+    ]
+    benches = [bench_points(wallclock, t) * n for t, n in exchange_keys(wallclock)]
+    library_runs = [library_points(plan, lib, s) * n for lib, s, n in library_tuning_keys(plan)]
+    return sum(calibrations + exchanges + benches + library_runs)
+
+
+def budget_share(
+    plan: Plan, pingpongs: Mapping[str, Mapping[str, Any]], points: int, ranks: int
+) -> float | None:
+    """Seconds of wallclock.budget for a job timing `points` points on `ranks` ranks: its
+    share of every timing job's points x ranks (None without a wallclock section: its
+    launches only)."""
+    if plan.wallclock is None:
+        return None
+    return plan.wallclock.budget * points * ranks / total_weight(plan, pingpongs)

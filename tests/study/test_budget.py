@@ -1,0 +1,71 @@
+"""The timing stage's budget: each job's share of wallclock.budget, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectives.study import budget
+from collectives.study.config import Plan, Variant, Wallclock
+
+PINGPONG = {"sizes": [1, 8, 64]}  # three sizes
+
+
+def wallclock(**changes) -> Wallclock:
+    """Two transports at N = 2 and 4, two algorithms, MPI_Allreduce beside them, 4 sizes."""
+    given = dict(
+        transports=["queue", "mpi"], ranks=[2, 4], elements=[1, 16, 256, 4096],
+        algorithms=["ring", "recursive_doubling"], peers=["mpi"], warmup=1, iterations=2,
+        rounds=1, min_time=0.0, launches=3, library_ranks=[2], budget=100.0, noise_bound=0.25,
+        fabrics={"queue": "local", "mpi": "local-mpi"}, clusters={},
+    )  # fmt: skip
+    return Wallclock(**(given | changes))
+
+
+def plan(libraries=("mpich",), timed: Wallclock | None = None) -> Plan:
+    return Plan(
+        variants=[Variant("ring"), Variant("recursive_doubling"), Variant("one_shot")],
+        ranks=[2, 4], elements=[1], dtypes=["float64"],
+        fabrics={"local": "pingpong", "local-mpi": "pingpong", "nvlink": "given"},
+        figures={}, wallclock=timed or wallclock(), libraries={name: {} for name in libraries},
+    )  # fmt: skip
+
+
+PINGPONGS = {"local": PINGPONG, "local-mpi": PINGPONG}
+
+
+def test_a_bench_times_our_algorithms_and_the_peers_its_transport_runs():
+    assert budget.bench_points(wallclock(), "mpi") == (2 + 1) * 4  # MPI_Allreduce on MPI ranks
+    assert budget.bench_points(wallclock(), "queue") == 2 * 4  # not on queue ranks
+
+
+def test_a_switching_library_times_every_forced_algorithm_in_its_forced_run():
+    # MPICH switches at run time: ring, recursive doubling (one-shot is no library's) and
+    # its own choice, all in the forced run; every other run times MPI_Allreduce alone.
+    assert budget.library_points(plan(), "mpich", "forced") == 3 * 4
+    assert budget.library_points(plan(), "mpich", "default") == 1 * 4
+    assert budget.library_tuning_keys(plan()) == [
+        ("mpich", "default", 2), ("mpich", "model", 2), ("mpich", "clock", 2),
+        ("mpich", "forced", 2),
+    ]  # fmt: skip
+
+
+def test_the_budget_is_shared_in_proportion_to_points_times_ranks():
+    # ping-pongs 2 x 3 sizes x 2 ranks = 12; exchanges 3 sizes x (2 + 4) ranks x 2
+    # transports = 36; benches (8 + 12) points x (2 + 4) ranks = 120; MPICH's runs at N = 2:
+    # (4 + 4 + 4 + 12) points x 2 ranks = 48. In all 216.
+    assert budget.total_weight(plan(), PINGPONGS) == 216
+    assert budget.budget_share(plan(), PINGPONGS, 12, 4) == pytest.approx(100 * 48 / 216)
+    shares = [budget.budget_share(plan(), PINGPONGS, len(PINGPONG["sizes"]), 2) for _ in PINGPONGS]
+    shares += [budget.budget_share(plan(), PINGPONGS, 3, n) for _ in "qm" for n in (2, 4)]
+    shares += [budget.budget_share(plan(), PINGPONGS, p, n) for p in (8, 12) for n in (2, 4)]
+    shares += [budget.budget_share(plan(), PINGPONGS, p * 4, 2) for p in (1, 1, 1, 3)]
+    assert sum(shares) == pytest.approx(100.0)  # every job's share: the whole budget
+
+
+def test_without_a_wallclock_section_there_is_no_budget_and_no_timed_job():
+    untimed = Plan(variants=[Variant("ring")], ranks=[2], elements=[1], dtypes=["float64"],
+                   fabrics={}, figures={})  # fmt: skip
+    assert budget.budget_share(untimed, {}, 10, 2) is None
+    assert budget.total_weight(untimed, {}) == 0
+    assert budget.exchange_keys(None) == []
+    assert budget.library_tuning_keys(untimed) == []
