@@ -4,6 +4,7 @@ the ones below it (README's layout map)."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,19 @@ def test_a_measure_job_loads_no_analysis_stack(tmp_path):
     loaded = set(ast.literal_eval(done.stdout))
     assert not loaded & {"pandas", "matplotlib", "seaborn", "scipy", "yaml", "jsonschema"}
     assert not [m for m in loaded if m.startswith("collectives.study")]
+
+
+RULE_FILES = sorted((PACKAGE.parents[1] / "workflow" / "rules").glob("*.smk"))
+IMPORT_LINE = re.compile(r"^\s*(?:from|import)\s+(collectives[\w.]*)", re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.name)
+def test_a_rule_file_reads_the_study_layer_and_nothing_below_it(path):
+    """The rule files are the pipeline's thinnest layer: what they decide is the study's."""
+    found = IMPORT_LINE.findall(path.read_text())
+    below = [name for name in found if not name.startswith("collectives.study")]
+    assert not below, f"{path.name} imports {below}"
+
+
+def test_the_rule_files_are_found():
+    assert {"common.smk", "measure.smk", "resources.smk"} <= {p.name for p in RULE_FILES}

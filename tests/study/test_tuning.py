@@ -4,6 +4,7 @@ size, and the tuned-vs-default rows with their speedups' intervals."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -182,3 +183,10 @@ def test_each_setting_s_launch_options():
     assert tuning.setting_options("default", None) == ""
     with pytest.raises(ValueError, match="a clock run needs its selection file"):
         tuning.setting_options("clock", [])
+
+
+def test_the_setting_pattern_names_every_setting_and_nothing_else():
+    pattern = re.compile(f"(?:{tuning.setting_pattern()})")
+    for setting in [*tuning.SETTINGS, tuning.FORCED, tuning.force_setting("ring")]:
+        assert pattern.fullmatch(setting)
+    assert not pattern.fullmatch("force-") and not pattern.fullmatch("tuned")

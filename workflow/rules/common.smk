@@ -11,7 +11,6 @@ from pathlib import Path
 from snakemake.utils import validate
 
 try:
-    from collectives.registry import parse_variant
     from collectives.study import paths
     from collectives.study.claims import tables_read as claimed_tables
     from collectives.study.config import (
@@ -24,10 +23,8 @@ try:
     )
     from collectives.study.fabrics import measured_parts
     from collectives.study.grid import expand_axis
-    from collectives.run.pingpong import PINGPONG_RANKS
-    from collectives.run.libraries import KINDS
-    from collectives.transport import TRANSPORTS
-    from collectives.study import budget, tuning
+    from collectives.study.jobs import PINGPONG_RANKS
+    from collectives.study import jobs, tuning
     from collectives.study.tuning import FORCE_PREFIX, FORCED, SETTINGS
 except ImportError as exc:
     sys.exit(
@@ -62,7 +59,7 @@ for warning in PLAN.warnings:  # usable, but worth a look: one line each
 WALLCLOCK = PLAN.wallclock
 # The algorithms at their default parameters (no node size named): what a cluster's flat
 # fit can price.
-FLAT_ALGORITHMS = [a for a in PLAN.algorithms if not parse_variant(a)[1]]
+FLAT_ALGORITHMS = PLAN.flat_algorithms
 STUDY_TABLES = paths.TABLES["study"]
 WALLCLOCK_TABLES = paths.TABLES["wallclock"]
 TUNING_TABLES = paths.TABLES["tuning"]
@@ -70,15 +67,8 @@ GPU_TABLES = paths.TABLES["gpu"]
 
 
 wildcard_constraints:
-    algorithm="[a-z_]+(-[A-Z][0-9]+)*",
-    system="[A-Za-z0-9][A-Za-z0-9_.-]*",
-    dtype="[a-z0-9]+",
-    ranks="[0-9]+",
-    elements="[0-9]+",
-    fabric="[A-Za-z0-9][A-Za-z0-9_.-]*",
-    transport="|".join(TRANSPORTS),
-    library="|".join(KINDS),
-    setting="|".join([*SETTINGS, FORCED, f"{FORCE_PREFIX}[a-z_]+"]),
+    **paths.WILDCARDS,
+    setting=tuning.setting_pattern(),
 
 
 def grid_points():
@@ -177,7 +167,7 @@ def calibration_options(wildcards):
     from the ping-pong's settings."""
     settings = pingpong_settings(calibrating_fabric(wildcards))
     sizes = len(pingpong_sizes(wildcards).split(","))
-    ranks = int(wildcards.ranks) if "ranks" in wildcards.keys() else PINGPONG_RANKS
+    ranks = timing_ranks(wildcards.get("ranks"))
     return (
         f"--launches {settings['launches']} --agreement {settings['agreement']}"
         f" {timing_budget(sizes, ranks)} --narrow=--sizes"
@@ -185,10 +175,10 @@ def calibration_options(wildcards):
 
 
 def bench_points(transport=None, library=None, setting=None):
-    """A bench's timed points on `transport`, or a library run's (study.budget)."""
+    """A bench's timed points on `transport`, or a library run's (study.jobs)."""
     if transport:
-        return budget.bench_points(WALLCLOCK, transport)
-    return budget.library_points(PLAN, library, setting)
+        return jobs.bench_points(WALLCLOCK, transport)
+    return jobs.library_points(PLAN, library, setting)
 
 
 def bench_options(wildcards):
@@ -224,9 +214,9 @@ def pingpongs():
 
 
 def timing_budget(points, ranks):
-    """`--budget SECONDS`: this job's share of wallclock.budget (study.budget; none
+    """`--budget SECONDS`: this job's share of wallclock.budget (study.jobs; none
     without a wallclock section: its launches only)."""
-    share = budget.budget_share(PLAN, pingpongs(), points, ranks)
+    share = jobs.budget_share(PLAN, pingpongs(), points, ranks)
     return "" if share is None else f"--budget {share:.1f}"
 
 
@@ -309,7 +299,7 @@ def wallclock_runs():
 
 def exchange_keys():
     """Every timed (transport, N): each has an exchange benchmark."""
-    return budget.exchange_keys(WALLCLOCK)
+    return jobs.exchange_keys(WALLCLOCK)
 
 
 def exchange_runs():
@@ -405,8 +395,8 @@ def forced_algorithms(library):
 
 
 def tuning_keys(settings=None):
-    """Every timed (library, setting, N) of the tuning (study.budget)."""
-    return budget.library_tuning_keys(PLAN, settings)
+    """Every timed (library, setting, N) of the tuning (study.jobs)."""
+    return jobs.library_tuning_keys(PLAN, settings)
 
 
 def tuning_runs(settings=None, pattern=paths.TUNING):

@@ -16,7 +16,7 @@ rule measure:
         ENV
     threads: measure_threads
     resources:
-        mem_mb=measure_memory_mb,
+        mem_mb=measure_memory,
         runtime=RUNTIME_MINUTES,
     params:
         variant=variant_arguments,

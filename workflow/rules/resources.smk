@@ -9,10 +9,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-import numpy as np
-
-from collectives.registry import parse_variant
-from collectives.run.measure import memory_needed
+from collectives.study.jobs import measure_memory_mb, timing_ranks
 
 
 envvars:
@@ -55,14 +52,15 @@ def measure_threads(wildcards):
     return min(int(wildcards.ranks), node_cpus())
 
 
-def measure_memory_mb(wildcards):
-    """What the run touches (collectives.run.measure.memory_needed, the figure its own
-    memory check uses), ~40 MB per rank process and 200 MB for the launching one."""
-    ranks, elements = int(wildcards.ranks), int(wildcards.elements)
-    itemsize = np.dtype(wildcards.dtype).itemsize
-    algorithm = parse_variant(wildcards.algorithm)[0]
-    needed = memory_needed(ranks, elements, itemsize, config["data"], algorithm)
-    return int(200 + ranks * 40 + needed / 1e6)
+def measure_memory(wildcards):
+    """A measure job's megabytes (study.jobs.measure_memory_mb)."""
+    return measure_memory_mb(
+        wildcards.algorithm,
+        int(wildcards.ranks),
+        int(wildcards.elements),
+        wildcards.dtype,
+        config["data"],
+    )
 
 
 def all_cores(wildcards):
@@ -85,12 +83,6 @@ def timing_transport(wildcards):
     return pingpong_transport(config["fabrics"][wildcards.fabric])
 
 
-def timing_ranks(wildcards):
-    """How many ranks a timing job runs: N for a wall-clock run or an exchange, 2 for a
-    ping-pong."""
-    return int(wildcards.ranks) if "ranks" in wildcards.keys() else 2
-
-
 # A timing job over MPI is an MPI job in Snakemake's resource vocabulary (mpi, tasks,
 # cpus_per_task), which cluster executors read and local runs ignore: the SLURM profile
 # then asks for one task per rank, on as many nodes as the scheduler places them.
@@ -101,7 +93,11 @@ def mpi_launcher(wildcards):
 
 
 def mpi_tasks(wildcards):
-    return timing_ranks(wildcards) if timing_transport(wildcards) == "mpi" else 1
+    return (
+        timing_ranks(wildcards.get("ranks"))
+        if timing_transport(wildcards) == "mpi"
+        else 1
+    )
 
 
 def cpus_per_task(wildcards, threads):

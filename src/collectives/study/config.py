@@ -117,6 +117,12 @@ class Plan:
         """Every variant's name, in config order."""
         return [variant.name for variant in self.variants]
 
+    @property
+    def flat_algorithms(self) -> list[str]:
+        """The variants at their algorithm's defaults (no node size named): what a
+        cluster's flat fit can price."""
+        return [name for name in self.algorithms if not registry.parse_variant(name)[1]]
+
 
 # libyaml's safe loader where PyYAML was built with it: every Snakemake invocation (a no-op
 # too) reads the config and its schema, ten times faster than with the pure-Python loader,

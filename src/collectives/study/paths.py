@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..run.files import trace_path_for
 from ..run.libraries import KINDS
+from ..transport import TRANSPORTS
 
 RESULTS = "results"
 RECORD = f"{RESULTS}/runs/{{dtype}}/{{algorithm}}/N{{ranks}}_M{{elements}}.json"
@@ -25,6 +26,18 @@ CLUSTER = f"{RESULTS}/clusters/{{cluster}}.csv"  # a cluster's osu_allreduce bes
 PROBE = f"{RESULTS}/tuning/{{library}}/{{setting}}/N{{ranks}}.probe.json"
 LIBRARY = "resources/mpi/{library}.json"  # an MPI library's descriptor; it lives beside it
 TABLE = f"{RESULTS}/tables/{{name}}"
+# What each wildcard of the patterns above may match (the rules' wildcard_constraints;
+# `setting`'s is the tuning's, study.tuning.setting_pattern)
+WILDCARDS = {
+    "algorithm": "[a-z_]+(-[A-Z][0-9]+)*",  # a variant name: registry.variant_name
+    "system": "[A-Za-z0-9][A-Za-z0-9_.-]*",
+    "dtype": "[a-z0-9]+",
+    "ranks": "[0-9]+",
+    "elements": "[0-9]+",
+    "fabric": "[A-Za-z0-9][A-Za-z0-9_.-]*",
+    "transport": "|".join(TRANSPORTS),
+    "library": "|".join(KINDS),
+}
 # Every table of a full run, by the part of the run that makes it (a config without a
 # wallclock section, libraries or GPU systems makes no table of that part).
 TABLES = {

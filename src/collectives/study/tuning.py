@@ -38,6 +38,12 @@ def force_setting(algorithm: str) -> str:
     return f"{FORCE_PREFIX}{algorithm}"
 
 
+def setting_pattern() -> str:
+    """The regular expression of every setting's name: the compared ones, FORCED and each
+    forced algorithm's (the `setting` wildcard of results/tuning/)."""
+    return "|".join([*SETTINGS, FORCED, f"{FORCE_PREFIX}[a-z_]+"])
+
+
 def forced_algorithm(setting: str) -> str | None:
     """The algorithm a setting forces ('force-ring' -> 'ring'); None for any other."""
     return setting.removeprefix(FORCE_PREFIX) if setting.startswith(FORCE_PREFIX) else None

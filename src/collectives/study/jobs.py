@@ -1,16 +1,38 @@
-"""The timing stage's jobs and their budget: wallclock.budget is shared by every timing job
-(ping-pongs, exchanges, benches, library runs) in proportion to the points it times times
-its ranks, so that a job's extra launches cost what its share of the machine buys."""
+"""What the pipeline's jobs ask for: a measure job's memory, and the timing stage's budget.
+wallclock.budget is shared by every timing job (ping-pongs, exchanges, benches, library
+runs) in proportion to the points it times times its ranks, so that a job's extra launches
+cost what its share of the machine buys."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
+from ..registry import parse_variant
+from ..run.measure import memory_needed
 from ..run.pingpong import PINGPONG_RANKS
 from .config import Plan, Wallclock
 from .grid import expand_axis
 from .tuning import FORCED, forced_algorithms, tuning_keys
+
+LAUNCHER_MB = 200  # the Python process that launches the ranks
+RANK_PROCESS_MB = 40  # one rank's interpreter with numpy, before its vectors
+
+
+def measure_memory_mb(variant: str, ranks: int, elements: int, dtype: str, data: str) -> int:
+    """The megabytes a measure job of `variant` touches: what its run's own memory check
+    counts (run.measure.memory_needed), its rank processes and the launching one."""
+    itemsize = np.dtype(dtype).itemsize
+    needed = memory_needed(ranks, elements, itemsize, data, parse_variant(variant)[0])
+    return int(LAUNCHER_MB + ranks * RANK_PROCESS_MB + needed / 1e6)
+
+
+def timing_ranks(ranks: str | None) -> int:
+    """How many ranks a timing job runs: its N (a bench or an exchange), else a
+    ping-pong's pair."""
+    return int(ranks) if ranks is not None else PINGPONG_RANKS
 
 
 def pingpong_sizes(settings: Mapping[str, Any]) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.study import budget
+from collectives.study import jobs
 from collectives.study.config import Plan, Variant, Wallclock
 
 PINGPONG = {"sizes": [1, 8, 64]}  # three sizes
@@ -34,16 +34,16 @@ PINGPONGS = {"local": PINGPONG, "local-mpi": PINGPONG}
 
 
 def test_a_bench_times_our_algorithms_and_the_peers_its_transport_runs():
-    assert budget.bench_points(wallclock(), "mpi") == (2 + 1) * 4  # MPI_Allreduce on MPI ranks
-    assert budget.bench_points(wallclock(), "queue") == 2 * 4  # not on queue ranks
+    assert jobs.bench_points(wallclock(), "mpi") == (2 + 1) * 4  # MPI_Allreduce on MPI ranks
+    assert jobs.bench_points(wallclock(), "queue") == 2 * 4  # not on queue ranks
 
 
 def test_a_switching_library_times_every_forced_algorithm_in_its_forced_run():
     # MPICH switches at run time: ring, recursive doubling (one-shot is no library's) and
     # its own choice, all in the forced run; every other run times MPI_Allreduce alone.
-    assert budget.library_points(plan(), "mpich", "forced") == 3 * 4
-    assert budget.library_points(plan(), "mpich", "default") == 1 * 4
-    assert budget.library_tuning_keys(plan()) == [
+    assert jobs.library_points(plan(), "mpich", "forced") == 3 * 4
+    assert jobs.library_points(plan(), "mpich", "default") == 1 * 4
+    assert jobs.library_tuning_keys(plan()) == [
         ("mpich", "default", 2), ("mpich", "model", 2), ("mpich", "clock", 2),
         ("mpich", "forced", 2),
     ]  # fmt: skip
@@ -53,19 +53,34 @@ def test_the_budget_is_shared_in_proportion_to_points_times_ranks():
     # ping-pongs 2 x 3 sizes x 2 ranks = 12; exchanges 3 sizes x (2 + 4) ranks x 2
     # transports = 36; benches (8 + 12) points x (2 + 4) ranks = 120; MPICH's runs at N = 2:
     # (4 + 4 + 4 + 12) points x 2 ranks = 48. In all 216.
-    assert budget.total_weight(plan(), PINGPONGS) == 216
-    assert budget.budget_share(plan(), PINGPONGS, 12, 4) == pytest.approx(100 * 48 / 216)
-    shares = [budget.budget_share(plan(), PINGPONGS, len(PINGPONG["sizes"]), 2) for _ in PINGPONGS]
-    shares += [budget.budget_share(plan(), PINGPONGS, 3, n) for _ in "qm" for n in (2, 4)]
-    shares += [budget.budget_share(plan(), PINGPONGS, p, n) for p in (8, 12) for n in (2, 4)]
-    shares += [budget.budget_share(plan(), PINGPONGS, p * 4, 2) for p in (1, 1, 1, 3)]
+    assert jobs.total_weight(plan(), PINGPONGS) == 216
+    assert jobs.budget_share(plan(), PINGPONGS, 12, 4) == pytest.approx(100 * 48 / 216)
+    shares = [jobs.budget_share(plan(), PINGPONGS, len(PINGPONG["sizes"]), 2) for _ in PINGPONGS]
+    shares += [jobs.budget_share(plan(), PINGPONGS, 3, n) for _ in "qm" for n in (2, 4)]
+    shares += [jobs.budget_share(plan(), PINGPONGS, p, n) for p in (8, 12) for n in (2, 4)]
+    shares += [jobs.budget_share(plan(), PINGPONGS, p * 4, 2) for p in (1, 1, 1, 3)]
     assert sum(shares) == pytest.approx(100.0)  # every job's share: the whole budget
 
 
 def test_without_a_wallclock_section_there_is_no_budget_and_no_timed_job():
     untimed = Plan(variants=[Variant("ring")], ranks=[2], elements=[1], dtypes=["float64"],
                    fabrics={}, figures={})  # fmt: skip
-    assert budget.budget_share(untimed, {}, 10, 2) is None
-    assert budget.total_weight(untimed, {}) == 0
-    assert budget.exchange_keys(None) == []
-    assert budget.library_tuning_keys(untimed) == []
+    assert jobs.budget_share(untimed, {}, 10, 2) is None
+    assert jobs.total_weight(untimed, {}) == 0
+    assert jobs.exchange_keys(None) == []
+    assert jobs.library_tuning_keys(untimed) == []
+
+
+def test_a_measure_job_asks_for_its_run_s_memory_and_its_processes():
+    # ring holds 3 vectors a rank (run.measure): 8 ranks x 3 x 10^6 float64 = 192 MB, plus
+    # numpy's exact reference of 8 MB; 200 MB for the launcher and 40 MB a rank
+    assert jobs.measure_memory_mb("ring", 8, 10**6, "float64", "integers") == 200 + 320 + 200
+    # one-shot keeps its 7 peers' vectors too: 56 MB more
+    assert jobs.measure_memory_mb("one_shot", 8, 10**6, "float64", "integers") == 200 + 320 + 648
+    # the variant's tags name its algorithm; M = 1 needs next to nothing
+    assert jobs.measure_memory_mb("hierarchical-G4", 8, 1, "float32", "integers") == 200 + 320
+
+
+def test_a_timing_job_runs_its_n_or_a_ping_pong_s_pair():
+    assert jobs.timing_ranks("8") == 8
+    assert jobs.timing_ranks(None) == 2
