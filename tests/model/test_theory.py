@@ -9,6 +9,7 @@ from collectives.algorithms.double_binary_tree import tree_links
 from collectives.model import theory
 from collectives.model.topology import Topology
 from collectives.registry import ALGORITHMS
+from tests.algorithms.test_double_binary_tree import DRAWN  # trees.cc's drawings
 
 
 def test_every_algorithm_has_a_theory_and_a_textbook_form():
@@ -102,18 +103,10 @@ def test_theory_states_the_hierarchical_switch_the_implementation_makes():
     assert theory.HIERARCHICAL_DOUBLING_BELOW == hierarchical.RECURSIVE_DOUBLING_BELOW
 
 
-# trees.cc's drawings, parent by node: the binary tree of 14, the mirror of 12, the shift of 13.
-TREES_CC_DRAWN = {
-    (14, 0): [None, 2, 4, 2, 8, 6, 4, 6, 0, 10, 12, 10, 8, 12],
-    (12, 1): [1, 3, 1, 11, 5, 7, 5, 3, 9, 7, 9, None],
-    (13, 1): [9, None, 3, 5, 3, 9, 7, 5, 7, 1, 11, 0, 11],
-}
-
-
-@pytest.mark.parametrize(("count", "tree"), TREES_CC_DRAWN)
+@pytest.mark.parametrize(("count", "tree"), DRAWN)
 def test_the_theory_s_trees_are_those_trees_cc_draws(count, tree):
     links = theory.nccl_trees(count, 1)[tree]
-    assert [parent for parent, _ in links] == TREES_CC_DRAWN[count, tree]
+    assert [parent for parent, _ in links] == DRAWN[count, tree]
 
 
 def test_the_in_order_tree_by_hand():
