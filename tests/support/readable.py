@@ -64,6 +64,14 @@ def _inside(box: Bbox, points: np.ndarray, margin: float = 0.0) -> np.ndarray:
     )  # fmt: skip
 
 
+def _within(inner: Bbox, outer: Bbox, slack: float = 1.0) -> bool:
+    """Whether `inner` lies inside `outer` (within `slack` pixels)."""
+    return (
+        inner.x0 >= outer.x0 - slack and inner.x1 <= outer.x1 + slack
+        and inner.y0 >= outer.y0 - slack and inner.y1 <= outer.y1 + slack
+    )  # fmt: skip
+
+
 def _covers(box: Bbox, points: np.ndarray) -> int:
     """How many data points lie inside `box` (one pixel in from its edges)."""
     return int(_inside(box, points, margin=1).sum())
@@ -270,6 +278,8 @@ def problems(plot: Plot) -> list[str]:
                 box = patch.get_window_extent(renderer)
             if _covers(box, points):
                 found.append(f"text {text.get_text()[:30]!r} covers data in {axis.get_title()!r}")
+            if not _within(box, axis.get_window_extent(renderer)):
+                found.append(f"text {text.get_text()[:30]!r} lies outside {axis.get_title()!r}")
     return found
 
 

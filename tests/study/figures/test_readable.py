@@ -29,6 +29,9 @@ def line_plot(width: float = 3.0) -> tuple:
         (lambda fig, axis: axis.set_xticks([0, 0.01], ["a long label", "another one"]),
          "overlap"),
         (lambda fig, axis: fig.suptitle("title " * 40), "wider than a page"),
+        (lambda fig, axis: axis.text(1.5, 2.9, "a note that runs past the panel's edge"),
+         "lies outside"),
+        (lambda fig, axis: axis.text(1.02, 0.5, "x", transform=axis.transAxes), "lies outside"),
     ],
 )  # fmt: skip
 def test_each_flaw_is_named(spoil, problem):
