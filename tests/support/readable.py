@@ -8,6 +8,7 @@ the legend does not say it equals."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from matplotlib.collections import PathCollection, QuadMesh
@@ -287,3 +288,26 @@ def assert_readable(plot: Plot) -> None:
     """Fail with every problem found (see problems)."""
     found = problems(plot)
     assert not found, "\n".join(found)
+
+
+# A term a reader must look up: a ladder rung or a symbol ('+resources', '|err|'), a Greek
+# letter of the cost model, or an acronym ('LL128', 'NVLS'); names and numbers are not terms.
+TERM = re.compile(r"^(?:[+|].*|.*[|αβγ].*|[A-Z]{2,}[0-9]*)$")
+TERM_EDGES = ",;:()[]{}'\"."
+
+
+def terms(plot: Plot) -> set[str]:
+    """The terms of the figure's titles and axis labels (TERM)."""
+    fig = plot.figure
+    texts = [fig._suptitle] if fig._suptitle is not None else []
+    for axis in fig.axes:
+        texts += [axis.title, axis._left_title, axis._right_title, axis.xaxis.label,
+                  axis.yaxis.label]  # fmt: skip
+    words = {w.strip(TERM_EDGES) for text in texts for w in text.get_text().split()}
+    return {w for w in words if w and not w[0].isdigit() and TERM.match(w)}
+
+
+def undefined_terms(plot: Plot, defined: str) -> list[str]:
+    """The figure's terms that `defined` (its caption and the glossary) never writes."""
+    return [f"term {term!r} is defined neither in the caption nor in the glossary"
+            for term in sorted(terms(plot)) if term not in defined]  # fmt: skip

@@ -15,7 +15,7 @@ def test_counts_name_their_ties_and_set_the_average_rank_apart(tmp_path):
     plot = counts.draw(THEORY_GRID.join(theory), 1024, "float64", GRID_ALGORITHMS)
     panels = [axis for axis in plot.figure.axes if axis.get_visible()]
     assert len(panels) == len(counts.QUANTITIES)
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "counts")
     rounds = data[(data.quantity == "rounds") & (data.kind == "closed form")]
     wide = rounds.pivot(index="ranks", columns="algorithm", values="value")
     assert (wide.naive == wide.ring).all()  # they tie: one line, both named in the title

@@ -24,7 +24,7 @@ def test_the_headline_shows_the_chosen_fabrics_relative_to_the_fastest(fabric_ta
     plot = crossover.draw(costs, table, 8, "float64", SEED, fabrics)
     panels = visible_panels(plot)
     assert [axis.get_title().split("\n")[0] for axis in panels] == fabrics
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "crossover")
     assert set(data.fabric) == set(fabrics) and set(data.algorithm) == set(SEED)
     point = data.groupby(["fabric", "message_bytes"])
     assert np.allclose(point.relative.min(), 1.0)  # the fastest is the reference
@@ -48,7 +48,7 @@ def test_every_fabric_and_algorithm_in_the_supplementary_figure(fabric_tables, t
     plot = crossover.draw(costs, table, 8, "float64", GRID_ALGORITHMS)
     titles = [axis.get_title().split("\n")[0] for axis in visible_panels(plot)]
     assert titles == list(dict.fromkeys(costs.fabric))
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "crossover")
     assert set(data.algorithm) == set(GRID_ALGORITHMS)
 
 
@@ -63,4 +63,4 @@ def test_algorithms_that_tie_share_one_line_and_one_legend_entry(tmp_path):
     assert label("ring") not in entries and label("hierarchical-G8") not in entries
     for axis in visible_panels(plot):
         assert [line.get_label() for line in axis.get_lines()].count(tie) == 1
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "crossover")

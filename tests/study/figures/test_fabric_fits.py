@@ -33,7 +33,7 @@ def test_a_readable_panel_per_link_class_with_its_points_and_fit(count, tmp_path
     plot = fabric_fits.draw(fabrics)
     titles = [axis.get_title().split("\n")[0] for axis in plot.figure.axes if axis.get_visible()]
     assert titles == [f"fabric-{i:02d}" for i in range(count)]
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "fabric_fits")
     measured = data[data.kind == "measured"]
     assert len(measured) == count * len(SIZES)
     assert measured.plotted_bytes.min() == 0.5  # the 0-byte message, drawn at 1/2 B
@@ -42,4 +42,4 @@ def test_a_readable_panel_per_link_class_with_its_points_and_fit(count, tmp_path
 def test_no_measured_fabric_says_so(tmp_path):
     plot = fabric_fits.draw([])
     assert plot.data.empty
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "fabric_fits")

@@ -28,7 +28,7 @@ def test_a_panel_per_system_with_each_rung_s_median_ratio(systems, tmp_path):
     assert f"\nα-β {ratio:.2g}, own" in titles[0]
     assert all(title.startswith(f"system-{s} (RCCL") for s, title in enumerate(titles) if s % 2)
     assert titles[-1].endswith("replay n/a") == (systems > 1)  # no prediction: said so
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "gpu_systems")
     assert len(data) == 4 * len(rows) and set(data.series) == {"measured_s", *RUNGS}
 
 
@@ -50,4 +50,4 @@ def test_a_rung_equal_to_another_is_said_and_drawn_hollow(tmp_path):
     assert axis.get_title().endswith("own 0.51, replay 0.51 (= own)")
     replay = next(line for line in axis.lines if line.get_color() == "#009E73")
     assert replay.get_linestyle() == "None" and replay.get_markerfacecolor() == "none"
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "gpu_systems")

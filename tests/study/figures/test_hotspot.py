@@ -16,7 +16,7 @@ def test_a_panel_per_algorithm_in_a_column_wide_grid(tmp_path):
     assert [axis.get_title() for axis in panels] == [label(a) for a in GRID_ALGORITHMS]
     assert plot.figure.get_figwidth() == COLUMN_WIDTH
     assert len({round(axis.get_position().y0, 3) for axis in panels}) == 3  # rows of two
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "hotspot")
     for record in records:
         rows = data[data.algorithm == record.algorithm]
         assert list(rows.sent_bytes) == list(record.bytes_sent)

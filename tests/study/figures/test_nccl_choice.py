@@ -32,7 +32,7 @@ def test_both_maps_are_drawn_with_our_changes_marked_on_nccl_s(tmp_path):
     assert len(theirs.get_lines()) == 5  # one change a node count: one-shot to ring
     labels = [t.get_text() for t in plot.figure.legends[0].get_texts()]
     assert {"NCCL ring/LL", "NCCL tree/Simple"} <= set(labels) and "one-shot" in labels
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "nccl_choice")
     assert len(data) == len(choice)
 
 
@@ -40,4 +40,4 @@ def test_a_release_the_model_lacks_says_so(tmp_path):
     plot = nccl_choice.draw(choice_rows(nccl_known=False))
     assert "not available" in plot.figure.axes[0].get_title()
     assert not plot.figure.axes[0].patches
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "nccl_choice")

@@ -17,7 +17,7 @@ def test_every_band_is_labelled_and_split_where_the_cheapest_changes(fabric_tabl
     ranks = sorted(costs.ranks.unique())
     for axis in panels:  # every N named, not only powers of two
         assert [text.get_text() for text in axis.get_yticklabels()] == [str(n) for n in ranks]
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "phase")
     for (fabric, n), band in data.groupby(["fabric", "ranks"]):
         assert band.from_bytes.iloc[0] == 0 and math.isinf(band.to_bytes.iloc[-1])
         assert (band.to_bytes.to_numpy()[:-1] == band.from_bytes.to_numpy()[1:]).all()

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from collectives.study.figures.style import PAGE_WIDTH, Plot
-from tests.support.readable import ciede2000, lab, problems
+from tests.support.readable import ciede2000, lab, problems, terms, undefined_terms
 
 
 def line_plot(width: float = 3.0) -> tuple:
@@ -82,3 +82,14 @@ def test_a_series_hidden_under_another_is_named_unless_the_legend_says_so():
     assert not any("lies under" in line for line in said), said
     distinct = two_lines(["C0", "C1"], ["o", "s"], second_y=(0, 1, 2, 3))  # both markers show
     assert not any("lies under" in line for line in distinct), distinct
+
+
+def test_a_term_neither_the_caption_nor_the_glossary_defines_is_named():
+    fig, axis = line_plot()
+    axis.set_title("+resources\n|err| 19%, NVLS, ring on ndv2")
+    axis.set_xlabel("message size (α-β)")
+    plot = Plot(fig, pd.DataFrame())
+    assert terms(plot) == {"+resources", "|err|", "NVLS", "α-β"}  # not names nor numbers
+    found = undefined_terms(plot, "+resources: the ladder's rung; |err| the median error")
+    plt.close(fig)
+    assert [line.split("'")[1] for line in found] == ["NVLS", "α-β"]

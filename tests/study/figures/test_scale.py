@@ -19,11 +19,11 @@ def test_both_sides_are_drawn_and_printable(tmp_path):
                           != table[table.side == "cluster"].cheapest)  # fmt: skip
     labels = [t.get_text() for t in plot.figure.legends[0].get_texts()]
     assert "ring: latency term" in labels and "the pick is not the cheapest" in labels
-    assert len(assert_printed(plot, tmp_path)) == len(table)
+    assert len(assert_printed(plot, tmp_path, "scale")) == len(table)
 
 
 def test_without_a_gpu_system_that_side_says_so(tmp_path):
     table = scale.scale_table(CLUSTER, None, ["ring"], [8, 64], SIZES)
     plot = figure.draw(table)
     assert "no GPU system" in plot.figure.axes[1].get_title()
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "scale")

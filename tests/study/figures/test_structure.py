@@ -22,7 +22,7 @@ def test_replayed_and_flat_panels_merge_tied_algorithms(tmp_path):
     labels = [text.get_text() for text in plot.figure.legends[0].get_texts()]
     assert f"{label('ring')} = {label('binomial_tree')}" in labels
     assert label("binomial_tree") in labels  # alone on the flat model's panel
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "structure")
     sizes = costs[costs.ranks == 16].message_bytes.nunique()
     assert len(data) == 2 * len(GRID_ALGORITHMS) * sizes
     assert data.groupby(["model", "message_bytes"]).cheapest.sum().eq(1).all()
@@ -32,4 +32,4 @@ def test_without_a_two_level_fabric_the_figure_says_so(tmp_path):
     costs = cost.modeled_costs(THEORY_GRID, synthetic_fabrics(1), GRID_ALGORITHMS)
     plot = structure.draw(costs, None, "float64", GRID_ALGORITHMS)
     assert plot.data.empty
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "structure")

@@ -19,6 +19,6 @@ def test_a_panel_per_library_and_both_selections_per_n(tmp_path):
     plot = tuned_vs_default.draw(pd.DataFrame(rows))
     titles = [axis.get_title() for axis in plot.figure.axes if axis.get_visible()]
     assert titles == ["mpich 1.0", "openmpi 1.0", "impi 1.0"]
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "tuned_vs_default")
     assert len(data) == 2 * len(rows)
     assert set(data.selection) == {"clock", "model"}

@@ -32,7 +32,7 @@ def test_legends_below_every_point_in_a_panel_and_in_the_csv(tmp_path):
     axes = [axis for axis in plot.figure.axes if axis.get_visible()]
     assert len(axes) == 3 * len(ladder.MODELS)
     assert all(axis.get_legend() is None for axis in axes)  # every legend below the panels
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "validation")
     assert len(data) == (len(machine) + len(clusters)) * len(ladder.MODELS)
     clusters_drawn = [line.get_color() for line in axes[-1].get_lines() if line.get_gid() is None]
     assert len(set(map(str, clusters_drawn))) == 4  # a colour per cluster

@@ -22,6 +22,6 @@ def test_panels_per_transport_and_n_with_tied_algorithms_on_one_line(tmp_path):
     labels = [text.get_text() for text in plot.figure.legends[0].get_texts()]
     assert f"{label('recursive_doubling')} = {label('rabenseifner')}" in labels
     assert label("MPI_Allreduce") in labels
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "wallclock")
     assert len(data) == len(rows)
     assert np.allclose(sorted(data.time_median_s), sorted(r["time_median_s"] for r in rows))

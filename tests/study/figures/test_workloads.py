@@ -29,7 +29,7 @@ def test_a_numbered_marker_per_group_on_every_fabric_none_touching(fabric_tables
     assert sorted(axis.get_title() for axis in panels) == shown
     keys = [t.get_text() for t in plot.figure.legends[-1].get_texts() if "→" in t.get_text()]
     assert len(keys) == table.groupby(["workload", "group"]).ngroups
-    data = assert_printed(plot, tmp_path)
+    data = assert_printed(plot, tmp_path, "workloads")
     assert sorted(data.number.unique()) == list(range(1, len(keys) + 1))
     for _, band in data.groupby(["fabric", "ranks"]):  # markers in one band of N
         sizes, rows = np.log2(band.shown_bytes.to_numpy(float)), band.shown_row.to_numpy()
@@ -44,7 +44,7 @@ def test_no_workloads_say_so(fabric_tables, tmp_path):
     empty = workloads_table([], costs, "float64", GRID_ALGORITHMS)
     plot = workloads.draw(costs, empty, "float64", GRID_ALGORITHMS)
     assert plot.data.empty
-    assert_printed(plot, tmp_path)
+    assert_printed(plot, tmp_path, "workloads")
 
 
 def test_a_workload_on_a_gpu_system_shows_the_library_s_step_beside_the_map(fabric_tables):
