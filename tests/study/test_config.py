@@ -234,7 +234,10 @@ def test_schema_violations_are_one_line_naming_the_key(change, line):
 
 def test_the_shipped_configs_meet_the_schema():
     for config in ("config", ".test/config", ".test/config-cluster"):
-        validate_schema(read_yaml(REPO / config / "config.yaml"), SCHEMA)
+        shipped = read_yaml(REPO / config / "config.yaml")
+        validate_schema(shipped, SCHEMA)  # raises ConfigError on any violation
+        with pytest.raises(ConfigError, match="seeds"):  # and it is checked: a spoilt copy fails
+            validate_schema(shipped | {"seeds": 1}, SCHEMA)
 
 
 @pytest.mark.parametrize(
