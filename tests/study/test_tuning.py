@@ -190,3 +190,6 @@ def test_the_setting_pattern_names_every_setting_and_nothing_else():
     for setting in [*tuning.SETTINGS, tuning.FORCED, tuning.force_setting("ring")]:
         assert pattern.fullmatch(setting)
     assert not pattern.fullmatch("force-") and not pattern.fullmatch("tuned")
+    forced = re.compile(f"(?:{tuning.forced_pattern()})")
+    assert forced.fullmatch(tuning.FORCED) and forced.fullmatch("force-ring")
+    assert not any(forced.fullmatch(setting) for setting in tuning.SETTINGS)

@@ -25,7 +25,7 @@ try:
     from collectives.study.grid import expand_axis
     from collectives.study.jobs import PINGPONG_RANKS
     from collectives.study import jobs, tuning
-    from collectives.study.tuning import FORCE_PREFIX, FORCED, SETTINGS
+    from collectives.study.tuning import FORCED, SETTINGS
 except ImportError as exc:
     sys.exit(
         f"the collectives package is not installed here ({exc}); run: pip install -e '.[pipeline]'"

@@ -33,7 +33,7 @@ rule library_run:
     benchmark:
         paths.benchmark("library_run", "{library}/{setting}/N{ranks}")
     wildcard_constraints:
-        setting=f"{FORCED}|{FORCE_PREFIX}[a-z_]+",  # the compared settings run together, below
+        setting=tuning.forced_pattern(),  # the compared settings run together, below
     priority: 100  # first, while no other job competes for the cores
     conda:
         ENV

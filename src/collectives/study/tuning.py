@@ -38,10 +38,15 @@ def force_setting(algorithm: str) -> str:
     return f"{FORCE_PREFIX}{algorithm}"
 
 
+def forced_pattern() -> str:
+    """The regular expression of a forced run's setting: FORCED or a forced algorithm's."""
+    return f"{FORCED}|{FORCE_PREFIX}[a-z_]+"
+
+
 def setting_pattern() -> str:
-    """The regular expression of every setting's name: the compared ones, FORCED and each
-    forced algorithm's (the `setting` wildcard of results/tuning/)."""
-    return "|".join([*SETTINGS, FORCED, f"{FORCE_PREFIX}[a-z_]+"])
+    """The regular expression of every setting's name: the compared ones and the forced
+    (the `setting` wildcard of results/tuning/)."""
+    return "|".join([*SETTINGS, forced_pattern()])
 
 
 def forced_algorithm(setting: str) -> str | None:
