@@ -1,6 +1,7 @@
 """Benchmark of the model at scale: a trace by classes of ranks beside the whole one.
 
     python benchmarks/bench_scale.py [--largest 131072] [--whole-up-to 1024] [--repeat 3]
+                                     [--plot docs/scale_growth.png]
 
 For ring and NCCL's ring (M = 1024 elements a rank, float32) on nodes of 8 ranks whose
 links share no port (NCCL's own view of a system), times the dry trace and its replay from
@@ -10,7 +11,9 @@ two replays agree to the bit. Then a 1,152-rank cluster (32 nodes of 36 ranks sh
 NIC), whose shared ports need the whole trace: its trace made from the classes, beside the
 dry trace of every rank. Then NCCL's double binary tree (no shift) traced by its roles
 beside every rank run, the two traces checked equal. Prints peak memory (the process's
-maximum resident set).
+maximum resident set). With --plot, draws the time against N, log-log, for each algorithm
+by classes and whole (each point its median, its bar the range), and writes its data beside
+it as CSV.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ import resource
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
 
 from collectives import registry
 from collectives.model.fabric import Fabric, LinkClass
@@ -72,12 +78,43 @@ def traced_as(traces: dict, name: str, make: Callable, *arguments) -> None:
     traces[name] = make(*arguments)
 
 
+def plot_growth(rows: list[dict], path: Path) -> None:
+    """Time against N, log-log, per algorithm and way of tracing, with N and N² guides
+    through the smallest N's classes time; the data beside it as CSV."""
+    from collectives.study.figures import style
+
+    data = pd.DataFrame(rows)
+    fig, (axis,) = style.panels(1, height=2.8)
+    for (name, way), group in data.groupby(["algorithm", "way"], sort=False):
+        axis.errorbar(
+            group.ranks, group.median_s, yerr=[group.median_s - group.min_s,
+                                               group.max_s - group.median_s],
+            color=style.colour(name), marker=style.marker(name), markersize=3,
+            linestyle="-" if way == "classes" else ":", capsize=2, linewidth=1,
+            label=f"{style.label(name)}, {'by classes' if way == 'classes' else 'whole trace'}",
+        )  # fmt: skip
+    first = data[data.way == "classes"].sort_values("ranks").iloc[0]
+    ends = data.ranks.agg(["min", "max"]).to_numpy(dtype=float)
+    for power, text in ((1, "∝ N"), (2, "∝ N²")):
+        axis.plot(ends, first.median_s * (ends / first.ranks) ** power, color="0.6",
+                  linewidth=0.8, linestyle="--")  # fmt: skip
+        axis.annotate(text, (ends[0] * 4, first.median_s * 4**power), fontsize=7, color="0.4")
+    axis.set(xscale="log", yscale="log", xlabel="ranks N", ylabel="trace + replay (s)")
+    axis.set_title("The model's cost with N, M = 1,024 float32 a rank", fontsize=8)
+    style.legend_below(fig, axis.get_legend_handles_labels()[0])
+    fig.savefig(path, dpi=200)
+    data.to_csv(path.with_suffix(".csv"), index=False)
+    print(f"plotted: {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--largest", type=int, default=131072)
     parser.add_argument("--whole-up-to", type=int, default=1024)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--plot", type=Path, help="draw the growth with N to this PNG")
     args = parser.parse_args()
+    rows: list[dict] = []
     print(f"machine: {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
     print(
         f"{'algorithm':10} {'N':>7}  {'classes: trace + replay':>33}  {'whole: trace + replay':>33}"
@@ -99,6 +136,11 @@ def main() -> None:
             times = interleaved(runs, args.repeat)
             if "whole" in results and results["whole"] != results["classes"]:
                 raise SystemExit(f"{name} N={ranks}: classes {results['classes']} != whole")
+            rows += [
+                {"algorithm": name, "ranks": ranks, "way": way,
+                 "median_s": statistics.median(spent), "min_s": min(spent), "max_s": max(spent)}
+                for way, spent in times.items()
+            ]  # fmt: skip
             print(
                 f"{name:10} {ranks:7d}  {shown(times['classes']):>33}  "
                 f"{shown(times['whole']) if 'whole' in times else 'not run':>33}"
@@ -152,6 +194,8 @@ def main() -> None:
             f"every rank {shown(times['every rank'])}"
         )
     print(f"peak memory: {peak_gib():.2f} GiB")
+    if args.plot:
+        plot_growth(rows, args.plot)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,7 @@ def test_launches_that_never_agree_stop_the_run_naming_the_calibration(tmp_path)
     assert "\n" not in message and not output.exists()
 
 
+@pytest.mark.clock
 def test_the_command_calibrates_a_real_ping_pong(tmp_path):
     output = tmp_path / "pingpong.csv"
     done = subprocess.run(

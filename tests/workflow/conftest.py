@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.workflow import CONSOLE, copy_workflow, snakemake
+from tests.support.processes import machine
+from tests.support.workflow import CONSOLE, TIMING_RULES, copy_workflow, snakemake
 
 
 @pytest.fixture(scope="session")
-def workdir(tmp_path_factory):
-    """A scratch copy of the workflow after one complete run of the .test config."""
+def workdir(tmp_path_factory, pytestconfig):
+    """A scratch copy of the workflow after one complete run of the .test config: first
+    what no timing job precedes, then the rest, the timing jobs among it, with the machine
+    to itself under pytest-xdist (tests/conftest.py)."""
     work = copy_workflow(tmp_path_factory.mktemp("pipeline"))
-    done = snakemake(work)
+    untimed = snakemake(work, "--omit-from", *TIMING_RULES)
+    assert untimed.returncode == 0, untimed.stderr[-4000:]
+    with machine(pytestconfig, alone=True):
+        done = snakemake(work)
     assert done.returncode == 0, done.stderr[-4000:]
-    (work / CONSOLE).write_text(done.stdout + done.stderr)
+    (work / CONSOLE).write_text(untimed.stdout + untimed.stderr + done.stdout + done.stderr)
     return work

@@ -6,18 +6,9 @@ from __future__ import annotations
 import re
 import subprocess
 
-import yaml
+from tests.support.workflow import SNAKEMAKE, TIMING_RULES, copy_workflow
 
-from tests.support.workflow import REPO, SNAKEMAKE, copy_workflow
-
-PROFILE = REPO / "profiles/slurm/profile.yaml"
 TARGETS = {"all"}  # the Snakefile's localrules: they run nothing
-
-
-def exclusive_rules() -> set[str]:
-    """The rules the profile submits with --exclusive (the timing jobs)."""
-    resources = yaml.safe_load(PROFILE.read_text())["set-resources"]
-    return {rule for rule, set_to in resources.items() if "--exclusive" in set_to["slurm_extra"]}
 
 
 def submissions(tmp_path) -> tuple[list[str], list[str]]:
@@ -36,6 +27,6 @@ def submissions(tmp_path) -> tuple[list[str], list[str]]:
 
 def test_every_job_travels_in_a_group_or_alone_as_a_timing_job(tmp_path):
     groups, alone = submissions(tmp_path)
-    assert set(alone) - TARGETS == exclusive_rules()
+    assert set(alone) - TARGETS == set(TIMING_RULES)
     assert {"grid", "setup", "analysis", "tuning", "results"} == set(groups)
     assert groups.count("analysis") == 1  # the analysis is one submission
