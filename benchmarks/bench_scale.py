@@ -80,7 +80,7 @@ def traced_as(traces: dict, name: str, make: Callable, *arguments) -> None:
 
 def plot_growth(rows: list[dict], path: Path) -> None:
     """Time against N, log-log, per algorithm and way of tracing, with N and N² guides
-    through the smallest N's classes time; the data beside it as CSV."""
+    from the smallest N's time over the range of each way; the data beside it as CSV."""
     from collectives.study.figures import style
 
     data = pd.DataFrame(rows)
@@ -94,11 +94,13 @@ def plot_growth(rows: list[dict], path: Path) -> None:
             label=f"{style.label(name)}, {'by classes' if way == 'classes' else 'whole trace'}",
         )  # fmt: skip
     first = data[data.way == "classes"].sort_values("ranks").iloc[0]
-    ends = data.ranks.agg(["min", "max"]).to_numpy(dtype=float)
-    for power, text in ((1, "∝ N"), (2, "∝ N²")):
-        axis.plot(ends, first.median_s * (ends / first.ranks) ** power, color="0.6",
-                  linewidth=0.8, linestyle="--")  # fmt: skip
-        axis.annotate(text, (ends[0] * 4, first.median_s * 4**power), fontsize=7, color="0.4")
+    for power, way, text, ha in ((1, "classes", "∝ N", "right"), (2, "whole", "∝ N²", "left")):
+        ends = data[data.way == way].ranks.agg(["min", "max"]).to_numpy(dtype=float)
+        guide = first.median_s * (ends / first.ranks) ** power
+        axis.plot(ends, guide, color="0.6", linewidth=0.8, linestyle="--")
+        offset = (3 if ha == "left" else -3, -3)
+        axis.annotate(text, (ends[1], guide[1]), xytext=offset, textcoords="offset points",
+                      fontsize=7, color="0.4", va="top", ha=ha)  # fmt: skip
     axis.set(xscale="log", yscale="log", xlabel="ranks N", ylabel="trace + replay (s)")
     axis.set_title("The model's cost with N, M = 1,024 float32 a rank", fontsize=8)
     style.legend_below(fig, axis.get_legend_handles_labels()[0])
