@@ -60,15 +60,12 @@ def tiny_workflow(target: Path) -> Path:
 
 CONSOLE = "console.log"  # what the complete run printed
 PROFILE = REPO / "profiles/slurm/profile.yaml"
-
-
-def exclusive_rules() -> set[str]:
-    """The rules the SLURM profile submits with --exclusive: the timing jobs."""
-    resources = yaml.safe_load(PROFILE.read_text())["set-resources"]
-    return {rule for rule, set_to in resources.items() if "--exclusive" in set_to["slurm_extra"]}
-
-
-TIMING_RULES = sorted(exclusive_rules())
+# The timing jobs: the rules the SLURM profile submits with --exclusive.
+TIMING_RULES = sorted(
+    rule
+    for rule, set_to in yaml.safe_load(PROFILE.read_text())["set-resources"].items()
+    if "--exclusive" in set_to["slurm_extra"]
+)
 
 
 def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
