@@ -5,7 +5,9 @@ tests (tests/workflow/, marked `pipeline`: they share one scratch run) all on on
 Each worker holds a shared lock on the machine while a test runs; a test marked `clock`, and
 the shared run's timing jobs, hold it exclusively, since their clock readings must agree.
 Segments left in /dev/shm are checked over the whole run, since another worker's test may
-be using one when a test of this worker ends.
+be using one when a test of this worker ends. A run beside another on the same machine
+(COLLECTIVES_TEST_MACHINE names their shared lock file: CI runs the cluster test beside the
+suite) shares the lock likewise, and leaves the check of /dev/shm to its caller.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import WORKER, child_pids, machine, segments
+from tests.support.processes import SHARED_MACHINE, WORKER, child_pids, machine, segments
 
 PIPELINE = "pipeline"  # the marker, and the xdist work unit, of the end-to-end tests
 CLOCK = "clock"  # the marker of a test whose clock readings must agree
@@ -31,7 +33,7 @@ def leaves_nothing_behind() -> Iterator[None]:
     yield
     assert mp.active_children() == []
     assert child_pids(os.getpid()) == []
-    if WORKER is None:  # under xdist, checked over the whole run (pytest_sessionfinish)
+    if WORKER is None and SHARED_MACHINE is None:  # else over the whole run (sessionfinish)
         left = segments() - before
         assert not left, f"shared-memory segments left behind: {left}"
 
@@ -56,15 +58,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{PIPELINE}: runs the workflow end to end (slow)")
     config.addinivalue_line("markers", f"{CLOCK}: its clock readings must agree (runs alone)")
     if WORKER is None and getattr(config.option, "numprocesses", None):
-        lock = Path(tempfile.gettempdir()) / f"collectives-tests-{os.getpid()}.lock"
-        config._machine_lock = lock  # type: ignore[attr-defined]
-        config._segments_before = segments()  # type: ignore[attr-defined]
+        own = Path(tempfile.gettempdir()) / f"collectives-tests-{os.getpid()}.lock"
+        config._machine_lock = Path(SHARED_MACHINE or own)  # type: ignore[attr-defined]
+        if SHARED_MACHINE is None:
+            config._segments_before = segments()  # type: ignore[attr-defined]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """(xdist controller) Fail the run if shared-memory segments were left behind."""
     before = getattr(session.config, "_segments_before", None)
-    if before is None:
+    if before is None:  # not the controller, or the machine's lock and check are the caller's
         return
     session.config._machine_lock.unlink(missing_ok=True)  # type: ignore[attr-defined]
     left = segments() - before

@@ -14,6 +14,10 @@ import pytest
 PROC = Path("/proc")
 SHM = Path("/dev/shm")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # None unless under pytest-xdist
+# The lock file of a machine that pytest runs share (CI runs the cluster test beside the
+# suite): each run holds it as its workers do, and none can tell its /dev/shm segments from
+# the other's, so each test's check of them is left to the caller.
+SHARED_MACHINE = os.environ.get("COLLECTIVES_TEST_MACHINE")
 
 
 def _pids() -> list[int]:
@@ -82,10 +86,11 @@ _MACHINE = _Machine()
 
 @contextmanager
 def machine(config: pytest.Config, alone: bool) -> Iterator[None]:
-    """Under pytest-xdist, the machine shared with the other workers' tests, or had `alone`
-    (they wait, and it waits for theirs to end); without xdist, nothing to share."""
-    if WORKER is None:
+    """Under pytest-xdist or beside another run, the machine shared with the other tests, or
+    had `alone` (they wait, and it waits for theirs to end); otherwise nothing to share."""
+    lock = config.workerinput["machine_lock"] if WORKER else SHARED_MACHINE  # type: ignore[attr-defined]
+    if lock is None:
         yield
         return
-    with _MACHINE.hold(config.workerinput["machine_lock"], alone):  # type: ignore[attr-defined]
+    with _MACHINE.hold(lock, alone):
         yield
