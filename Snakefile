@@ -6,8 +6,9 @@
 # One rule file per stage: measure -> aggregate -> fabrics -> cost -> figures, the timed
 # runs and their validation (wallclock), the GPU systems against their nccl-tests logs
 # (gpu), the MPI libraries tuned by our selections (libraries), and the report with the
-# pages' claims checked. common.smk checks the config and holds the input functions;
-# resources.smk the threads, memory, MPI and cluster resources.
+# pages' claims checked. common.smk checks the config and makes TARGETS, whose methods the
+# rules' inputs and params call (collectives.study.targets); resources.smk the threads,
+# memory, MPI and cluster resources.
 # Where every file goes is collectives.study.paths.
 
 
@@ -40,10 +41,10 @@ localrules:
 rule all:
     default_target: True
     input:
-        measured_files(),
-        study_outputs(),
-        wallclock_outputs(),
-        gpu_outputs(),
+        TARGETS.measured_files(),
+        TARGETS.study_outputs(FIGURE_SECTIONS),
+        TARGETS.wallclock_outputs(FIGURE_SECTIONS),
+        TARGETS.gpu_outputs(FIGURE_SECTIONS),
         [paths.table(name) for name in paths.TABLES["report"]],
     message:
         "all: every table and figure"
@@ -52,6 +53,6 @@ rule all:
 rule runs:
     # every record and trace, and nothing else: `snakemake --cores 8 runs`
     input:
-        measured_files(),
+        TARGETS.measured_files(),
     message:
         "runs: every record and trace"

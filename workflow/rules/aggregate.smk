@@ -4,8 +4,8 @@
 
 rule aggregate:
     input:
-        records=all_runs(),
-        traces=all_traces(),
+        records=TARGETS.records(),
+        traces=TARGETS.traces(),
     output:
         measurements=paths.table("measurements.csv"),
         seed_check=paths.table("seed_check.md"),

@@ -6,7 +6,7 @@ rule costs:
     input:
         measurements=paths.table("measurements.csv"),
         fabrics=paths.table("fabrics.csv"),
-        replays=replay_tables(),
+        replays=TARGETS.replay_tables(),
     output:
         costs=paths.table("costs.csv"),
         crossover=paths.table("crossover.csv"),
@@ -109,7 +109,7 @@ rule selection:
     output:
         table=paths.table("selection.csv"),
         libraries=paths.table("selection_vs_libraries.md"),
-        exports=model_selections(),
+        exports=TARGETS.model_selections(),
     log:
         paths.log("selection"),
     benchmark:
@@ -122,7 +122,7 @@ rule selection:
     params:
         dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),
-        exports=selection_keys(),  # (fabric, library) of each selection in output.exports
+        exports=TARGETS.selection_keys(),  # (fabric, library) of each selection in output.exports
     message:
         "selection: the model's selection for each fabric and library"
     script:

@@ -4,7 +4,7 @@
 
 rule pingpong:
     input:
-        library=pingpong_library,
+        library=TARGETS.pingpong_library,
     output:
         points=paths.PINGPONG,
         reductions=paths.REDUCTIONS,
@@ -21,9 +21,9 @@ rule pingpong:
         tasks=mpi_tasks,
         cpus_per_task=cpus_per_task,
     params:
-        sizes=pingpong_sizes,
-        iterations=pingpong_iterations,
-        calibration=calibration_options,
+        sizes=TARGETS.pingpong_sizes,
+        iterations=TARGETS.pingpong_iterations,
+        calibration=TARGETS.calibration_options,
         launcher=pingpong_launcher,
         transport=timing_transport,
         direct=lambda wildcards, input: "--direct" if input.library else "",
@@ -38,7 +38,7 @@ rule pingpong:
 
 rule fabric:
     input:
-        fabric_measurements,
+        TARGETS.fabric_measurements,
     output:
         paths.FABRIC,
     log:
@@ -51,7 +51,7 @@ rule fabric:
     conda:
         ENV
     params:
-        entry=fabric_config,
+        entry=TARGETS.fabric_config,
     message:
         "fabric: fit {wildcards.fabric}"
     script:
@@ -60,7 +60,7 @@ rule fabric:
 
 rule fabrics_table:
     input:
-        fabric_files(),
+        TARGETS.fabric_files(),
     output:
         paths.table("fabrics.csv"),
     log:
@@ -99,8 +99,8 @@ rule replay:
     conda:
         ENV
     params:
-        records=all_runs(),
-        traces=all_traces(),
+        records=TARGETS.records(),
+        traces=TARGETS.traces(),
     message:
         "replay: every trace on fabric {wildcards.fabric}"
     script:

@@ -63,7 +63,7 @@ FIGURES = {
         "inputs": {
             "records": (
                 "records",
-                runs_at(
+                TARGETS.records_at(
                     config["figures"]["hotspot"]["ranks"],
                     config["figures"]["hotspot"]["elements"],
                     DTYPE,
@@ -82,7 +82,7 @@ FIGURES = {
         "inputs": {
             "fabrics": (
                 "fabrics",
-                fabric_files(kinds=("measured", "pingpong", "structured")),
+                TARGETS.fabric_files(kinds=("measured", "pingpong", "structured")),
             )
         },
         "params": {},
@@ -151,6 +151,10 @@ FIGURES = {
         "params": {},
     },
 }
+
+
+# Each figure's section: the targets' figures (study.targets)
+FIGURE_SECTIONS = {name: row["section"] for name, row in FIGURES.items()}
 
 
 # The SLURM group of each section's figures: the study's and the GPU systems' join the

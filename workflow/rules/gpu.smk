@@ -7,7 +7,7 @@
 rule gpu_system:
     input:
         log=lambda wildcards: PLAN.gpu_systems[wildcards.system]["log"],
-        fabrics=gpu_fabrics,
+        fabrics=lambda wildcards: TARGETS.system_fabrics(wildcards.system),
     output:
         paths.GPU_SYSTEM,
     log:
@@ -54,7 +54,7 @@ rule validation_gpu:
 
 rule nccl_choice_map:
     input:
-        lambda wildcards: system_fabrics(PLAN.figures["nccl_choice"]["system"]),
+        lambda wildcards: TARGETS.system_fabrics(PLAN.figures["nccl_choice"]["system"]),
     output:
         paths.table("nccl_choice_map.csv"),
     log:

@@ -15,7 +15,7 @@ rule library:
     conda:
         ENV
     params:
-        options=library_options,
+        options=TARGETS.library_options,
     message:
         "library: install {wildcards.library}"
     shell:
@@ -41,8 +41,8 @@ rule library_run:
     resources:
         runtime=repeated_runtime,
     params:
-        repeat=bench_options,
-        command=forced_command,
+        repeat=TARGETS.bench_options,
+        command=TARGETS.forced_command,
     message:
         "library_run: {wildcards.library} {wildcards.setting} N={wildcards.ranks}"
     shell:
@@ -68,10 +68,10 @@ rule library_compare:
         ENV
     threads: all_cores  # a timing measurement: run it alone
     resources:
-        runtime=lambda w: repeated_runtime(w) * len(SETTINGS),
+        runtime=lambda w: repeated_runtime(w) * len(tuning.SETTINGS),
     params:
-        repeat=bench_options,
-        commands=compared_commands,
+        repeat=TARGETS.bench_options,
+        commands=TARGETS.compared_commands,
     message:
         "library_compare: {wildcards.library} default, model and clock N={wildcards.ranks}"
     shell:
@@ -96,8 +96,8 @@ rule library_probe:
         ENV
     threads: all_cores  # N ranks of MPI
     params:
-        setting=tuning_setting,
-        switch=switched,
+        setting=TARGETS.setting_options,
+        switch=TARGETS.switch_option,
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
     message:
         "library_probe: {wildcards.library} {wildcards.setting} N={wildcards.ranks}"
@@ -109,8 +109,8 @@ rule library_probe:
 
 rule clock_selection:
     input:
-        forced=tuning_runs([FORCED]),
-        probes=tuning_runs([FORCED], paths.PROBE),
+        forced=TARGETS.tuning_runs([FORCED]),
+        probes=TARGETS.tuning_runs([FORCED], paths.PROBE),
         libraries=[paths.library(name) for name in PLAN.libraries],
     output:
         table=paths.table("clock_selection.csv"),
@@ -129,7 +129,7 @@ rule clock_selection:
     conda:
         ENV
     params:
-        runs=json.dumps(tuning_keys([FORCED])),
+        runs=json.dumps(jobs.library_tuning_keys(PLAN, [FORCED])),
         dtype=PLAN.dtype,
         libraries=list(PLAN.libraries),  # the library of each file of output.exports
     message:
@@ -140,8 +140,8 @@ rule clock_selection:
 
 rule tuned_vs_default:
     input:
-        runs=tuning_runs(),
-        probes=tuning_probes(),
+        runs=TARGETS.tuning_runs(),
+        probes=TARGETS.tuning_probes(),
         model=paths.table("selection.csv"),
         clock=paths.table("clock_selection.csv"),
         libraries=[paths.library(name) for name in PLAN.libraries],
@@ -158,10 +158,12 @@ rule tuned_vs_default:
     conda:
         ENV
     params:
-        runs=json.dumps(tuning_keys()),
-        probes=json.dumps(tuning_keys(["model", "clock"])),
+        runs=json.dumps(jobs.library_tuning_keys(PLAN)),
+        probes=json.dumps(jobs.library_tuning_keys(PLAN, ["model", "clock"])),
         fabrics=json.dumps(
-            {name: model_fabric(name) for name in PLAN.libraries} if WALLCLOCK else {}
+            {name: TARGETS.model_fabric(name) for name in PLAN.libraries}
+            if WALLCLOCK
+            else {}
         ),
         dtype=PLAN.dtype,
     message:

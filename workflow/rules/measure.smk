@@ -19,7 +19,7 @@ rule measure:
         mem_mb=measure_memory,
         runtime=RUNTIME_MINUTES,
     params:
-        variant=variant_arguments,
+        variant=TARGETS.variant_arguments,
         seed=config["seed"],
         data=config["data"],
     message:

@@ -8,9 +8,9 @@ report: "../report/workflow.rst"
 
 rule pipeline_timing:
     input:
-        study_outputs(),
-        wallclock_outputs(),
-        gpu_outputs(),
+        TARGETS.study_outputs(FIGURE_SECTIONS),
+        TARGETS.wallclock_outputs(FIGURE_SECTIONS),
+        TARGETS.gpu_outputs(FIGURE_SECTIONS),
     output:
         table=report(
             paths.table("pipeline_timing.csv"),
@@ -34,8 +34,8 @@ rule pipeline_timing:
 rule claims:
     # every marked number of the README and docs/ recomputed from this run's tables
     input:
-        tables=claim_tables(),
-        pages=claim_pages(),
+        tables=TARGETS.claim_tables(FIGURE_SECTIONS),
+        pages=targets.claim_pages(),
     output:
         report(
             paths.table("claims.csv"),

@@ -22,7 +22,6 @@ os.environ["PATH"] = (
     f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 )
 ENV = "../envs/collectives.yaml"  # relative to the rule files
-RUNTIME_MINUTES = math.ceil(config["timeout"] / 60)
 
 
 def repeated_runtime(wildcards):

@@ -21,11 +21,11 @@ rule bench:
         cpus_per_task=cpus_per_task,
     params:
         launcher=timing_command,
-        repeat=bench_options,
+        repeat=TARGETS.bench_options,
         algorithms=",".join(WALLCLOCK.algorithms) if WALLCLOCK else "",
         elements=",".join(map(str, WALLCLOCK.elements)) if WALLCLOCK else "",
-        peers=bench_peers,
-        protocol=bench_protocol() if WALLCLOCK else "",
+        peers=TARGETS.bench_peers,
+        protocol=jobs.bench_protocol(WALLCLOCK) if WALLCLOCK else "",
         dtype=PLAN.dtype,
         seed=config["seed"],
         timeout=RUNTIME_MINUTES,  # each launch's
@@ -58,9 +58,9 @@ rule exchange:
         cpus_per_task=cpus_per_task,
     params:
         launcher=timing_command,
-        sizes=pingpong_sizes,
-        iterations=pingpong_iterations,
-        calibration=calibration_options,
+        sizes=TARGETS.pingpong_sizes,
+        iterations=TARGETS.pingpong_iterations,
+        calibration=TARGETS.calibration_options,
     message:
         "exchange: {wildcards.transport} N={wildcards.ranks}"
     shell:
@@ -72,8 +72,8 @@ rule exchange:
 
 rule wallclock_table:
     input:
-        runs=wallclock_runs(),
-        peers=library_peers(),
+        runs=TARGETS.wallclock_runs(),
+        peers=TARGETS.library_peers(),
     output:
         paths.table("wallclock.csv"),
     log:
@@ -93,8 +93,8 @@ rule wallclock_table:
 
 rule validation_cluster:
     input:
-        fabrics=cluster_fabrics,
-        logs=cluster_logs,
+        fabrics=TARGETS.cluster_fabrics,
+        logs=TARGETS.cluster_logs,
     output:
         paths.CLUSTER,
     log:
@@ -110,7 +110,7 @@ rule validation_cluster:
         entry=lambda wildcards: json.dumps(
             WALLCLOCK.clusters[wildcards.cluster], sort_keys=True
         ),
-        algorithms=FLAT_ALGORITHMS,
+        algorithms=PLAN.flat_algorithms,
     message:
         "validation_cluster: {wildcards.cluster} against its osu_allreduce log"
     script:
@@ -149,7 +149,7 @@ rule validation:
             else []
         ),
         clusters=paths.table("validation_clusters.csv"),
-        exchanges=exchange_runs(),
+        exchanges=TARGETS.exchange_runs(),
     output:
         validation=paths.table("validation.csv"),
         crossover=paths.table("validation_crossover.csv"),
@@ -165,7 +165,7 @@ rule validation:
         ENV
     params:
         calibration=json.dumps(WALLCLOCK.fabrics if WALLCLOCK else {}, sort_keys=True),
-        exchanges=json.dumps(exchange_keys()),
+        exchanges=json.dumps(jobs.exchange_keys(WALLCLOCK)),
         noise_bound=WALLCLOCK.noise_bound if WALLCLOCK else 0,
     message:
         "validation: the model ladder against the clock"
