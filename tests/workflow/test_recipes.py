@@ -1,6 +1,6 @@
-"""docs/extending.md's fabric recipes, applied as the page says to a scratch copy of the
-workflow: its own snippets, read from the Markdown, are the only edit, and the new fabrics'
-costs come out of the pipeline."""
+"""docs/extending.md's recipes, applied as the page says to a scratch copy of the workflow:
+its own snippets, read from the Markdown, are the only edit (with a shipped log standing for
+the reader's), and what each adds comes out of the pipeline."""
 
 from __future__ import annotations
 
@@ -19,13 +19,18 @@ PAGE = REPO / "docs/extending.md"
 YOUR_LOG = REPO / "config/fabrics/cray_xc_aries_gni_libfabric_osu_latency_2nodes.txt"
 
 
-def snippet(heading: str) -> dict:
-    """The `fabrics:` entries of the first YAML block under `heading` on the page."""
+def block(heading: str) -> str:
+    """The first YAML block under `heading` on the page."""
     text = PAGE.read_text()
     section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert block, f"{heading}: no YAML block"
-    return yaml.safe_load("fabrics:\n" + block.group(1))["fabrics"]
+    found = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert found, f"{heading}: no YAML block"
+    return found.group(1)
+
+
+def snippet(heading: str) -> dict:
+    """The `fabrics:` entries of the first YAML block under `heading` on the page."""
+    return yaml.safe_load("fabrics:\n" + block(heading))["fabrics"]
 
 
 RECIPES = ["Your own fabric, from a benchmark log", "Your own fabric, from numbers",
@@ -58,3 +63,61 @@ def test_the_fabric_recipes_give_each_new_fabric_its_costs(tmp_path):
     # N = 8 on nodes of 8: every message inside the node, on its intra link (NVLink's
     # 0.3 us), none on its inter link, mycluster's log (1.8 us), that prices all of mycluster's
     assert ring["mynodes"] < ring["nvlink4"] < ring["mycluster"]
+
+
+# A shipped nccl-tests log of 2 nodes of 8 H100 80GB HBM3 that names no NCCL release stands
+# for "your nccl-tests log" of the GPU system recipe.
+YOUR_NCCL_LOG = REPO / "config/fabrics/gcp_a3mega_h100_tcpxo_nccl_allreduce_16gpus_2nodes.txt"
+SHIPPED = yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+
+def test_the_gpu_system_recipe_prices_a_new_system_with_its_entrys_release(tmp_path):
+    workdir = tiny_workflow(tmp_path / "work")
+    (system, entry), *others = yaml.safe_load(block("A GPU system"))["gpu_systems"].items()
+    assert not others  # the page's whole edit: one entry under gpu_systems:
+    (workdir / entry["log"]).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(YOUR_NCCL_LOG, workdir / entry["log"])
+    # its link-level fabrics: the first recipe's fit (its log copied) and the default
+    # config's NVLink
+    fabrics = snippet("Your own fabric, from a benchmark log")
+    shutil.copy(YOUR_LOG, workdir / fabrics[entry["inter_fabric"]]["measurements"])
+    fabrics[entry["intra_fabric"]] = SHIPPED["fabrics"][entry["intra_fabric"]]
+    config = TINY_CONFIG | {"fabrics": TINY_CONFIG["fabrics"] | fabrics,
+                            "gpu_systems": {system: entry}}  # fmt: skip
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(config))
+    target = f"results/gpu/{system}.csv"
+    done = snakemake(workdir, target, config="config/config.yaml")
+    assert done.returncode == 0, done.stderr[-3000:]
+    priced = pd.read_csv(workdir / target)
+    sizes = re.findall(r"^\s+(\d+)\s+\d+\s+float\s+sum", YOUR_NCCL_LOG.read_text(), re.MULTILINE)
+    assert sorted(priced.message_bytes) == sorted(map(int, sizes))  # every size it printed
+    assert (priced.release == entry["library"]["release"]).all()  # the log names none
+    assert (priced.release_modelled == entry["library"]["release"]).all()
+    rungs = [column for column in priced.columns if column.endswith("_s")]
+    assert len(rungs) > 2 and (priced[rungs] > 0).all().all()
+
+
+WORKLOADS_PAGE = REPO / "docs/workloads.md"
+
+
+def test_the_workload_recipe_puts_a_new_model_on_the_map(tmp_path):
+    workdir = tiny_workflow(tmp_path / "work")
+    text = WORKLOADS_PAGE.read_text().split("\n## Describing a workload\n", 1)[1]
+    listed = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.DOTALL).group(1))
+    (name, entry), *others = listed["workloads"].items()
+    assert not others  # the page's whole edit: one entry under workloads:
+    # its degrees are values of `ranks` and its fabrics entries of `fabrics:`, as in the
+    # default config
+    fabrics = {key: SHIPPED["fabrics"][entry[key]] for key in ("tp_fabric", "dp_fabric")}
+    config = TINY_CONFIG | {
+        "ranks": sorted({*TINY_CONFIG["ranks"], entry["tp"], entry["dp"]}),
+        "fabrics": TINY_CONFIG["fabrics"] | {entry[key]: f for key, f in fabrics.items()},
+        "workloads": {name: entry},
+    }
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "results/tables/workloads.csv", config="config/config.yaml")
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = pd.read_csv(workdir / "results/tables/workloads.csv").query("workload == @name")
+    assert set(rows.group) == {"TP", "DP"}
+    assert set(rows.ranks) == {entry["tp"], entry["dp"]} and (rows.message_bytes > 0).all()
+    assert set(rows.winner) <= set(TINY_CONFIG["algorithms"])
