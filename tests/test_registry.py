@@ -165,9 +165,11 @@ def test_a_parameter_name_means_one_thing_and_names_are_canonical():
 
 
 SYMMETRY_POINTS = [
-    # (N, ranks per node or None, elements): flat, on nodes, N not a power of two, a node
-    # size that is not one, ragged nodes (no shift by whole nodes: the whole trace), N = 256
+    # (N, ranks per node or None, elements): flat, unequal chunks (no shift: the whole
+    # trace), on nodes, N not a power of two, a node size that is not one, ragged nodes (no
+    # shift by whole nodes: the whole trace), N = 256
     (8, None, 64),
+    (8, None, 61),
     (12, 4, 1200),
     (24, 3, 24 * 7),
     (10, 4, 40),

@@ -55,6 +55,15 @@ def test_the_tree_correction_and_the_ring_plateau():
         assert seconds == pytest.approx((latency * factor + size / (1000 * bandwidth)) * 1e-6)
 
 
+def test_from_2_22_3_the_trees_correction_starts_at_64_bytes():
+    release = LIBRARY.releases["2.22.3"]  # tuning.cc: `if (nBytes >= 64)` around treeCorrection
+    tuned = nccl.tuning(TWO_NODES, release)
+    latency, bandwidth = tuned["tree", "Simple"]
+    for size, factor in ((63, 1.0), (64, 0.9)):  # 64 B: log2(64 / 64) = 0, Simple's 0.9
+        seconds = nccl.algorithm_time(TWO_NODES, release, tuned, "tree", "Simple", size)
+        assert seconds == (latency + size / (1000 * (bandwidth * factor))) * 1e-6  # exactly
+
+
 def test_ll128_is_on_by_default_for_volta_and_ampere_only():
     hopper = nccl.System(8, 1, 90, 18, 8, 25.0, cpu="intel")
     assert nccl.nvlink_width(RELEASE, 90) == 21.0  # rated as the newest it knows, sm_80

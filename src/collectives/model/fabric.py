@@ -126,6 +126,21 @@ class Fabric:
             if link.fit is not None
         ]
 
+    @classmethod
+    def on_nodes(
+        cls, name: str, intra: LinkClass, inter: LinkClass, ranks_per_node: int | None,
+        nic_per_node: int | None = None, rails: bool = False, **about: Any,
+    ) -> Fabric:  # fmt: skip
+        """A two-level fabric: nodes of `ranks_per_node` ranks joined by `intra`, and
+        `inter` between them, through `nic_per_node` shared NIC ports where given (with
+        `rails`, each serving one block of positions). Every two-level fabric of the study
+        (a config entry, a cluster, a GPU system, NCCL's own view of one) is built here;
+        `about`: the description, source and gamma."""
+        return cls(
+            name, "structured", inter, ranks_per_node=ranks_per_node,
+            nic_per_node=nic_per_node, intra=intra, rails=rails, **about,
+        )  # fmt: skip
+
     def as_dict(self) -> dict[str, Any]:
         """The fabric as JSON-ready data (from_dict reads it back)."""
         return asdict(self)

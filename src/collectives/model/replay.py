@@ -317,11 +317,10 @@ def by_link_class(trace: Trace, topology: Topology) -> dict[str, dict[str, int]]
     counts = {}
     for link, on_class in ((INTRA, sends & ~crosses), (INTER, sends & crosses)):
         cost = {
-            cls: Fabric(
-                name=f"unit cost on {link}",
-                kind="structured",
-                link=cls if link == INTER else free,
+            cls: Fabric.on_nodes(
+                f"unit cost on {link}",
                 intra=cls if link == INTRA else free,
+                inter=cls if link == INTER else free,
                 ranks_per_node=topology.ranks_per_node,
             )
             for cls in (unit, per_byte)

@@ -206,37 +206,43 @@ def _recovered(algorithm: str, quantity: str) -> Callable[[Tables], Value]:
 MEGATRON = ["gpt3-175b", "llama2-70b"]  # the shipped workloads' Megatron-LM layouts
 
 
-def _megatron_buckets(tables: Tables) -> Value:
-    """Recursive doubling's time over ring's for the Megatron workloads' data-parallel
-    buckets (the full ones, more than one a step)."""
-    dp = _rows(tables["tables/workloads.csv"], group="DP")
-    dp = dp[(dp.count_per_step > 1) & dp.workload.isin(MEGATRON)]
-    if set(dp.workload) != set(MEGATRON):
-        raise NotInRun(", ".join(MEGATRON))
-    return _span(dp.recursive_doubling_s / dp.ring_s)
+def _megatron_dp(of: Callable[[pd.DataFrame], Iterable[float]]) -> Callable[[Tables], Value]:
+    """The range, over the Megatron workloads' full data-parallel buckets (more than one a
+    step), of what `of` computes from their rows of workloads.csv."""
+
+    def compute(tables: Tables) -> Value:
+        dp = _rows(tables["tables/workloads.csv"], group="DP")
+        dp = dp[(dp.count_per_step > 1) & dp.workload.isin(MEGATRON)]
+        if set(dp.workload) != set(MEGATRON):
+            raise NotInRun(", ".join(MEGATRON))
+        return _span(of(dp))
+
+    return compute
 
 
-def _decode(column: str) -> Callable[[Tables], Value]:
-    """One time of the decode step's tensor-parallel all-reduce (workloads.csv)."""
-    return lambda tables: _one(
-        _rows(tables["tables/workloads.csv"], workload="llama2-70b-decode", group="TP")[
-            column
-        ].iloc[0]
-    )
+DECODE = "llama2-70b-decode"  # the shipped decode step's workload
+
+
+def _workload(what: str, quantity: str, name: str, group: str, column: str) -> Claim:
+    """The claim that states one column of a workload's TP or DP all-reduce."""
+    return Claim(
+        f"{what} (workloads.csv)", PUBLISHED, quantity, ("tables/workloads.csv",),
+        lambda tables: _one(
+            _rows(tables["tables/workloads.csv"], workload=name, group=group)[column].iloc[0]
+        ),
+    )  # fmt: skip
 
 
 def _decode_measured(tables: Tables) -> float:
     """The decode all-reduce's size, measured by nccl-tests on one ABCI A100 node."""
-    size = _rows(tables["tables/workloads.csv"], workload="llama2-70b-decode").message_bytes.iloc[0]
+    size = _rows(tables["tables/workloads.csv"], workload=DECODE).message_bytes.iloc[0]
     rows = _rows(tables["tables/validation_gpu.csv"], system="abci-a100-1node", message_bytes=size)
     return float(rows.measured_s.iloc[0])
 
 
 def _decode_step(tables: Tables) -> Value:
     """A decode step's TP all-reduces at the measured time of one."""
-    count = _rows(tables["tables/workloads.csv"], workload="llama2-70b-decode").count_per_step.iloc[
-        0
-    ]
+    count = _rows(tables["tables/workloads.csv"], workload=DECODE).count_per_step.iloc[0]
     return _one(count * _decode_measured(tables))
 
 
@@ -369,19 +375,39 @@ CLAIMS: dict[str, Claim] = {
     ),
     "megatron_rd_over_ring": Claim(
         "recursive doubling's time over ring's for the Megatron workloads' DP buckets",
-        PUBLISHED, "number", ("tables/workloads.csv",), _megatron_buckets,
+        PUBLISHED, "number", ("tables/workloads.csv",),
+        _megatron_dp(lambda dp: dp.recursive_doubling_s / dp.ring_s),
     ),
-    "decode_cheapest": Claim(
-        "the decode TP all-reduce's cheapest time on link-level α-β (workloads.csv)",
-        PUBLISHED, "seconds", ("tables/workloads.csv",), _decode("winner_s"),
+    "megatron_buckets": Claim(
+        "the Megatron workloads' full DP buckets (workloads.csv)",
+        PUBLISHED, "bytes", ("tables/workloads.csv",), _megatron_dp(lambda dp: dp.message_bytes),
     ),
-    "decode_ring": Claim(
-        "the decode TP all-reduce's ring time on link-level α-β (workloads.csv)",
-        PUBLISHED, "seconds", ("tables/workloads.csv",), _decode("ring_s"),
+    "megatron_dp_ranks": Claim(
+        "the Megatron workloads' DP degrees (workloads.csv)",
+        PUBLISHED, "number", ("tables/workloads.csv",), _megatron_dp(lambda dp: dp.ranks),
     ),
-    "decode_nccl_model": Claim(
-        "NCCL's model of the decode TP all-reduce with the call floor (workloads.csv)",
-        PUBLISHED, "seconds", ("tables/workloads.csv",), _decode("nccl_s"),
+    "decode_bytes": _workload(
+        "the decode step's TP all-reduce", "bytes", DECODE, "TP", "message_bytes"
+    ),
+    "decode_per_step": _workload(
+        "the decode step's TP all-reduces per step", "number", DECODE, "TP", "count_per_step"
+    ),
+    "gpt3_tp_bytes": _workload(
+        "GPT-3's TP all-reduce", "bytes", "gpt3-175b", "TP", "message_bytes"
+    ),
+    "gpt3_tp_per_step": _workload(
+        "GPT-3's TP all-reduces per training step", "number", "gpt3-175b", "TP", "count_per_step"
+    ),
+    "decode_cheapest": _workload(
+        "the decode TP all-reduce's cheapest time on link-level α-β", "seconds",
+        DECODE, "TP", "winner_s",
+    ),
+    "decode_ring": _workload(
+        "the decode TP all-reduce's ring time on link-level α-β", "seconds", DECODE, "TP", "ring_s"
+    ),
+    "decode_nccl_model": _workload(
+        "NCCL's model of the decode TP all-reduce with the call floor", "seconds",
+        DECODE, "TP", "nccl_s",
     ),
     "decode_measured": Claim(
         "nccl-tests' time of the decode TP all-reduce's size on one ABCI A100 node",

@@ -284,10 +284,9 @@ def build(
         "gamma": float(entry.get("gamma", 0.0)),
     }
     if kind == "structured":
-        return Fabric(
-            kind=kind,
-            link=link_class(entry["inter"], base),
+        return Fabric.on_nodes(
             intra=link_class(entry["intra"], base),
+            inter=link_class(entry["inter"], base),
             ranks_per_node=int(entry["ranks_per_node"]),
             nic_per_node=entry.get("nic_per_node"),
             rails=bool(entry.get("rails", False)),

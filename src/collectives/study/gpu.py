@@ -61,16 +61,11 @@ def gpu_fabric(name: str, entry: Mapping[str, Any], fabrics: Mapping[str, Fabric
     nodes a domain spans (as rails where each serves whole GPUs), the link classes of the
     link-level fabrics it names."""
     intra, inter = fabrics[entry["intra_fabric"]], fabrics[entry["inter_fabric"]]
-    return Fabric(
-        name,
-        "structured",
-        inter.link,
-        description=f"{entry['nodes']} x {entry['gpus_per_node']} {entry['accelerator']['model']}",
-        ranks_per_node=domain_gpus(entry),
-        nic_per_node=domain_nics(entry),
-        intra=intra.link,
+    return Fabric.on_nodes(
+        name, intra.link, inter.link, domain_gpus(entry), domain_nics(entry),
         rails=float(entry["scale_out"]["gpus_per_nic"]).is_integer(),
-    )
+        description=f"{entry['nodes']} x {entry['gpus_per_node']} {entry['accelerator']['model']}",
+    )  # fmt: skip
 
 
 def gpu_against_clock(
@@ -219,10 +214,9 @@ def nccl_fabric(
         )
         return LinkClass(latency, 1 / bandwidth, occupancy=(0.0, 1 / bandwidth))
 
-    return Fabric(
-        f"nccl-{algorithm}-{protocol}", "structured", link(system, "net"),
-        ranks_per_node=per_node, intra=link(node, "nvlink"),
-    )  # fmt: skip
+    return Fabric.on_nodes(
+        f"nccl-{algorithm}-{protocol}", link(node, "nvlink"), link(system, "net"), per_node
+    )
 
 
 def nccl_replayed(

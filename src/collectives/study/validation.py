@@ -168,13 +168,12 @@ def node_link(entry: dict[str, Any], itemsize: int, base: Path) -> LinkClass:
 def cluster_fabric(name: str, entry: dict[str, Any], inter: Fabric, intra: LinkClass) -> Fabric:
     """A cluster as a two-level fabric: its osu_latency fit between nodes, `intra` inside
     them, its ranks per node sharing `nic_per_node` NIC ports."""
-    return Fabric(
-        name=name,
-        kind="structured",
-        link=inter.link,
-        intra=intra,
-        ranks_per_node=entry.get("ranks_per_node", 1),
-        nic_per_node=entry.get("nic_per_node", 1),
+    return Fabric.on_nodes(
+        name,
+        intra,
+        inter.link,
+        entry.get("ranks_per_node", 1),
+        entry.get("nic_per_node", 1),
         description=entry.get("description", ""),
     )
 
