@@ -136,20 +136,28 @@ def _crossover(fabric: str) -> Callable[[Tables], Value]:
     return compute
 
 
-def _ndv2(algorithm: str, end: str, column: str = "time_s") -> Callable[[Tables], Value]:
-    """The smallest or largest size at which `algorithm` is the cheapest on Azure NDv2 at
-    N = 64 (float64), by the replay (time_s) or by the flat model (closed_form_s)."""
+def _cheapest(
+    fabric: str, ranks: int, algorithm: str, end: str, column: str = "time_s"
+) -> Callable[[Tables], Value]:
+    """The smallest or largest size at which `algorithm` is the cheapest on `fabric` at N =
+    `ranks` (float64), by the replay (time_s) or by the flat model (closed_form_s)."""
 
     def compute(tables: Tables) -> Value:
         sizes = _fastest_sizes(
-            tables["tables/costs.csv"], algorithm, None, column, fabric="ndv2", dtype="float64",
-            ranks=64,
+            tables["tables/costs.csv"], algorithm, None, column, fabric=fabric, dtype="float64",
+            ranks=ranks,
         )  # fmt: skip
         if sizes.empty:
             raise NotInRun(f"{algorithm} never cheapest")
         return _one(sizes.min() if end == "from" else sizes.max())
 
     return compute
+
+
+def _ndv2(algorithm: str, end: str, column: str = "time_s") -> Callable[[Tables], Value]:
+    """The smallest or largest size at which `algorithm` is the cheapest on Azure NDv2 at
+    N = 64."""
+    return _cheapest("ndv2", 64, algorithm, end, column)
 
 
 def _naive_on_nvlink(tables: Tables) -> Value:
@@ -327,6 +335,10 @@ CLAIMS: dict[str, Claim] = {
     "crossover_xeon": Claim(
         "where ring overtakes recursive doubling (shm-xeon, N = 8, closed form)",
         PUBLISHED, "bytes", ("tables/crossover.csv",), _crossover("shm-xeon"),
+    ),
+    "nvlink_two_shot": Claim(
+        "the smallest size at which two-shot is the cheapest on NVLink's crossbar at N = 8",
+        PUBLISHED, "bytes", ("tables/costs.csv",), _cheapest("nvlink", 8, "two_shot", "from"),
     ),
     "ndv2_rd_to": Claim(
         "the largest size at which the replay picks recursive doubling (ndv2, N = 64)",

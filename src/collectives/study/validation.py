@@ -222,9 +222,12 @@ def clusters_against_clock(
                 parameters = chosen.resolve({}, ranks)
                 trace = chosen.trace(ranks, elements, itemsize, parameters, fabric.topology)
                 traces[algorithm] = trace
-                times[algorithm] = ladder.predict(
-                    trace, counts.rounds, counts.bytes_critical, rungs, cores
-                )
+                if ran in (None, algorithm):
+                    times[algorithm] = ladder.predict(
+                        trace, counts.rounds, counts.bytes_critical, rungs, cores
+                    )
+                else:  # beside the library's choice, only the top rung: it picks the cheapest
+                    times[algorithm] = {ladder.MODELS[-1]: ladder.predict_top(trace, rungs, cores)}
             cheapest = min(applying, key=lambda a: times[a][ladder.MODELS[-1]])
             predicted = (
                 times[ran]
