@@ -281,6 +281,19 @@ def _textbook_low(tables: Tables) -> Value:
     return _span(rows.median_abs_rel_error)
 
 
+def _crossovers(resolved: bool | None) -> Callable[[Tables], Value]:
+    """How many timed (transport, N) have a measured ring/recursive-doubling crossover
+    whose band the clock resolves (None: how many there are)."""
+
+    def compute(tables: Tables) -> Value:
+        rows = tables["tables/validation_crossover.csv"]
+        if rows.empty:
+            raise NotInRun("no timed crossover")
+        return _one(len(rows) if resolved is None else int((rows.resolved == resolved).sum()))
+
+    return compute
+
+
 LARGE = 8 * 1024 * 1024
 
 
@@ -446,6 +459,14 @@ CLAIMS: dict[str, Claim] = {
     "clock_textbook": Claim(
         "the textbook α-β rung's median |error| against this machine's clock",
         MACHINE, "fraction", ("tables/validation_summary.csv",), _textbook_low,
+    ),
+    "crossovers_resolved": Claim(
+        "the timed (transport, N) whose ring/recursive-doubling crossover the clock resolves",
+        MACHINE, "number", ("tables/validation_crossover.csv",), _crossovers(True),
+    ),
+    "crossovers_timed": Claim(
+        "the timed (transport, N) with a ring/recursive-doubling crossover to place",
+        PUBLISHED, "number", ("tables/validation_crossover.csv",), _crossovers(None),
     ),
     "clock_top_n2": Claim(
         "the top rung's median |error| against this machine's clock at N = 2",
