@@ -68,9 +68,13 @@ TIMING_RULES = sorted(
 )
 
 
-def snakemake(workdir: Path, *args: str, config: str = ".test/config/config.yaml"):
-    """Snakemake on the .test config (or `config`) in `workdir`, its output captured."""
+def snakemake(
+    workdir: Path, *args: str, config: str = ".test/config/config.yaml",
+    env: dict[str, str] | None = None,
+):  # fmt: skip
+    """Snakemake on the .test config (or `config`) in `workdir`, its output captured (`env`:
+    the environment of it and its jobs, by default this one's)."""
     return subprocess.run(
         [*SNAKEMAKE, "--cores", "4", "--configfile", config, "--replace-workflow-config", *args],
-        cwd=workdir, capture_output=True, text=True, timeout=600,
+        cwd=workdir, capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip

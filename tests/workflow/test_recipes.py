@@ -4,6 +4,7 @@ the reader's), and what each adds comes out of the pipeline."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 
@@ -121,3 +122,64 @@ def test_the_workload_recipe_puts_a_new_model_on_the_map(tmp_path):
     assert set(rows.group) == {"TP", "DP"}
     assert set(rows.ranks) == {entry["tp"], entry["dp"]} and (rows.message_bytes > 0).all()
     assert set(rows.winner) <= set(TINY_CONFIG["algorithms"])
+
+
+ALGORITHMS_PAGE = REPO / "docs/algorithms.md"
+# The recipe's new algorithm: naive under another name, its module, its closed form and its
+# registry entry as the page's three places ask
+NEW_MODULE = '''"""Gather to rank 0 and broadcast back, under another name: the recipe's algorithm.
+
+Cost: 2(N-1) α + 2(N-1) nβ + (N-1) Mγ
+"""
+
+from collectives.algorithms import naive
+
+
+def allreduce(comm, x):
+    """Rank 0 gathers and sums, then sends the sum back."""
+    return naive.allreduce(comm, x)
+'''
+NEW_THEORY = '''
+
+def gather_twice(n: int, m: int, s: int) -> Counts:
+    """As naive: rank 0's ports serialize N-1 receives and N-1 sends."""
+    every = 2 * (n - 1)
+    return Counts(every, every, every * m * s, every * m * s, every * m * s)
+'''
+NEW_ENTRY = """        Algorithm(
+            "gather_twice", gather_twice.allreduce, theory.gather_twice, "gather twice",
+            Style(None, "X", (0, (2, 2))),
+        ),
+"""
+
+
+def test_the_algorithm_recipe_is_three_files_and_its_runs_reach_the_tables(tmp_path):
+    steps = ALGORITHMS_PAGE.read_text().split("\n## Adding an algorithm\n", 1)[1]
+    places = re.findall(r"^\d\. one [\w -]+? in `(src/collectives/[\w/.]+)`", steps, re.MULTILINE)
+    module, closed_form, entry = places
+    assert (module, closed_form, entry) == ("src/collectives/algorithms/",
+        "src/collectives/model/theory.py", "src/collectives/registry.py")  # fmt: skip
+    workdir = tiny_workflow(tmp_path / "work")
+    shutil.copytree(REPO / "src", workdir / "src")
+    (workdir / module / "gather_twice.py").write_text(NEW_MODULE)
+    with (workdir / closed_form).open("a") as theory:
+        theory.write(NEW_THEORY)
+    registry = (workdir / entry).read_text()
+    registry = registry.replace("    two_shot,\n)", "    gather_twice,\n    two_shot,\n)", 1)
+    registry = registry.replace("    )\n}  # fmt: skip", NEW_ENTRY + "    )\n}  # fmt: skip", 1)
+    (workdir / entry).write_text(registry)
+    algorithms = [*TINY_CONFIG["algorithms"], "gather_twice"]  # the config's one line
+    (workdir / "config/config.yaml").write_text(
+        yaml.safe_dump(TINY_CONFIG | {"algorithms": algorithms})
+    )
+    scratch_package = {**os.environ, "PYTHONPATH": str(workdir / "src")}  # not the installed
+    done = snakemake(workdir, "results/tables/costs.csv", config="config/config.yaml",
+                     env=scratch_package)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = pd.read_csv(workdir / "results/tables/measurements.csv")
+    new = runs[runs.algorithm == "gather_twice"]
+    assert len(new) == 1 and new.verified.all() and new.matches_theory.all()
+    naive_alike = new.iloc[0]
+    assert naive_alike.rounds == 2 * (naive_alike.ranks - 1)  # as its closed form says
+    costs = pd.read_csv(workdir / "results/tables/costs.csv")
+    assert (costs[costs.algorithm == "gather_twice"].time_s > 0).all()
