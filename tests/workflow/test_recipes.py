@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.support.workflow import REPO, TINY_CONFIG, snakemake, tiny_workflow
+from tests.support.workflow import PNG, REPO, TINY_CONFIG, snakemake, tiny_workflow
 
 PAGE = REPO / "docs/extending.md"
 # A shipped osu_latency log (one table) stands for "the output of osu_latency from your
@@ -183,3 +183,58 @@ def test_the_algorithm_recipe_is_three_files_and_its_runs_reach_the_tables(tmp_p
     assert naive_alike.rounds == 2 * (naive_alike.ranks - 1)  # as its closed form says
     costs = pd.read_csv(workdir / "results/tables/costs.csv")
     assert (costs[costs.algorithm == "gather_twice"].time_s > 0).all()
+
+
+# The recipe's new figure: message rounds against N, from measurements.csv
+NEW_FIGURE = '''"""Message rounds against N: the recipe's figure."""
+
+import pandas as pd
+
+from .style import Plot, legend_below, panels
+
+
+def draw(measurements: pd.DataFrame, dtype: str) -> Plot:
+    """Each algorithm's measured rounds at each N."""
+    data = measurements[measurements.dtype == dtype].groupby(
+        ["algorithm", "ranks"], as_index=False
+    ).rounds.max()
+    fig, (axis,) = panels(1, height=2.0)
+    for algorithm, runs in data.groupby("algorithm"):
+        axis.plot(runs.ranks, runs.rounds, marker="o", label=algorithm)
+    axis.set(xlabel="ranks N", ylabel="message rounds")
+    legend_below(fig, axis.get_legend_handles_labels()[0])
+    return Plot(fig, data)
+'''
+NEW_ROW = """    "rounds_by_n": {
+        "section": "study",
+        "module": "rounds_by_n",
+        "category": "2. The measured counts",
+        "inputs": {"measurements": table("measurements.csv")},
+        "params": {"dtype": DTYPE},
+    },
+"""
+
+
+def test_the_figure_recipe_is_a_module_a_caption_and_a_row(tmp_path):
+    page = " ".join(PAGE.read_text().split())  # the page's words, however it wraps them
+    assert (
+        "A new figure is a module there, a caption in `workflow/report/NAME.rst`, and its "
+        "row in the table of figures (`FIGURES` in `workflow/rules/figures.smk`"
+    ) in page
+    workdir = tiny_workflow(tmp_path / "work")
+    shutil.copytree(REPO / "src", workdir / "src")
+    (workdir / "src/collectives/study/figures/rounds_by_n.py").write_text(NEW_FIGURE)
+    (workdir / "workflow/report/rounds_by_n.rst").write_text("Message rounds against N.\n")
+    table_of_figures = workdir / "workflow/rules/figures.smk"
+    rows = table_of_figures.read_text()
+    assert rows.count("\nFIGURES = {\n") == 1
+    table_of_figures.write_text(rows.replace("\nFIGURES = {\n", "\nFIGURES = {\n" + NEW_ROW))
+    scratch_package = {**os.environ, "PYTHONPATH": str(workdir / "src")}
+    done = snakemake(workdir, "results/figures/rounds_by_n.png", config="config/config.yaml",
+                     env=scratch_package)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    figure = workdir / "results/figures/rounds_by_n"
+    assert figure.with_suffix(".png").read_bytes().startswith(PNG)
+    assert figure.with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+    plotted = pd.read_csv(figure.with_suffix(".csv"))
+    assert set(plotted.algorithm) == set(TINY_CONFIG["algorithms"])
