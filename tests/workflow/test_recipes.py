@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -72,20 +73,28 @@ YOUR_NCCL_LOG = REPO / "config/fabrics/gcp_a3mega_h100_tcpxo_nccl_allreduce_16gp
 SHIPPED = yaml.safe_load((REPO / "config/config.yaml").read_text())
 
 
-def test_the_gpu_system_recipe_prices_a_new_system_with_its_entrys_release(tmp_path):
-    workdir = tiny_workflow(tmp_path / "work")
+def gpu_system_recipe(workdir: Path, release: str | None = None) -> tuple[str, dict]:
+    """The page's GPU system entry (its release changed to `release` if given), its log
+    and its link-level fabrics (the first recipe's fit, its log copied, and the default
+    config's NVLink) in the scratch workflow's config; its name and entry."""
     (system, entry), *others = yaml.safe_load(block("A GPU system"))["gpu_systems"].items()
     assert not others  # the page's whole edit: one entry under gpu_systems:
+    if release:
+        entry["library"]["release"] = release
     (workdir / entry["log"]).parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(YOUR_NCCL_LOG, workdir / entry["log"])
-    # its link-level fabrics: the first recipe's fit (its log copied) and the default
-    # config's NVLink
     fabrics = snippet("Your own fabric, from a benchmark log")
     shutil.copy(YOUR_LOG, workdir / fabrics[entry["inter_fabric"]]["measurements"])
     fabrics[entry["intra_fabric"]] = SHIPPED["fabrics"][entry["intra_fabric"]]
     config = TINY_CONFIG | {"fabrics": TINY_CONFIG["fabrics"] | fabrics,
                             "gpu_systems": {system: entry}}  # fmt: skip
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(config))
+    return system, entry
+
+
+def test_the_gpu_system_recipe_prices_a_new_system_with_its_entrys_release(tmp_path):
+    workdir = tiny_workflow(tmp_path / "work")
+    system, entry = gpu_system_recipe(workdir)
     target = f"results/gpu/{system}.csv"
     done = snakemake(workdir, target, config="config/config.yaml")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -96,6 +105,26 @@ def test_the_gpu_system_recipe_prices_a_new_system_with_its_entrys_release(tmp_p
     assert (priced.release_modelled == entry["library"]["release"]).all()
     rungs = [column for column in priced.columns if column.endswith("_s")]
     assert len(rungs) > 2 and (priced[rungs] > 0).all().all()
+
+
+def test_the_release_recipe_is_one_table_and_its_systems_are_priced_with_it(tmp_path):
+    """A new release, as "A new library release" says: the newest table copied under the new
+    release's name in the library's file, no code; a system of that release is then priced
+    with it, not with the nearest one before."""
+    workdir = tiny_workflow(tmp_path / "work")
+    shutil.copytree(REPO / "src", workdir / "src")
+    releases = workdir / "src/collectives/model/releases/nccl.toml"
+    text = releases.read_text()
+    newest = text[text.rindex('\n[releases."') :]  # the file's last table
+    version = re.match(r'\n\[releases\."([\d.]+)"\]', newest).group(1)
+    releases.write_text(text + newest.replace(f'"{version}"', '"2.99.0"', 1))
+    system, _ = gpu_system_recipe(workdir, release="2.99.0")
+    target = f"results/gpu/{system}.csv"
+    done = snakemake(workdir, target, config="config/config.yaml",
+                     env={**os.environ, "PYTHONPATH": str(workdir / "src")})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    priced = pd.read_csv(workdir / target)
+    assert set(priced.release_modelled) == {"2.99.0"} and priced.release_note.isna().all()
 
 
 WORKLOADS_PAGE = REPO / "docs/workloads.md"
