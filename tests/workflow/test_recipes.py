@@ -21,6 +21,13 @@ PAGE = REPO / "docs/extending.md"
 YOUR_LOG = REPO / "config/fabrics/cray_xc_aries_gni_libfabric_osu_latency_2nodes.txt"
 
 
+def scratch_package(workdir: Path) -> dict[str, str]:
+    """A copy of the package in the scratch workflow, to edit as a recipe says; the
+    environment in which Snakemake and its jobs import it rather than the installed one."""
+    shutil.copytree(REPO / "src", workdir / "src")
+    return {**os.environ, "PYTHONPATH": str(workdir / "src")}
+
+
 def block(heading: str) -> str:
     """The first YAML block under `heading` on the page."""
     text = PAGE.read_text()
@@ -112,7 +119,7 @@ def test_the_release_recipe_is_one_table_and_its_systems_are_priced_with_it(tmp_
     release's name in the library's file, no code; a system of that release is then priced
     with it, not with the nearest one before."""
     workdir = tiny_workflow(tmp_path / "work")
-    shutil.copytree(REPO / "src", workdir / "src")
+    environment = scratch_package(workdir)
     releases = workdir / "src/collectives/model/releases/nccl.toml"
     text = releases.read_text()
     newest = text[text.rindex('\n[releases."') :]  # the file's last table
@@ -121,7 +128,7 @@ def test_the_release_recipe_is_one_table_and_its_systems_are_priced_with_it(tmp_
     system, _ = gpu_system_recipe(workdir, release="2.99.0")
     target = f"results/gpu/{system}.csv"
     done = snakemake(workdir, target, config="config/config.yaml",
-                     env={**os.environ, "PYTHONPATH": str(workdir / "src")})  # fmt: skip
+                     env=environment)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     priced = pd.read_csv(workdir / target)
     assert set(priced.release_modelled) == {"2.99.0"} and priced.release_note.isna().all()
@@ -189,7 +196,7 @@ def test_the_algorithm_recipe_is_three_files_and_its_runs_reach_the_tables(tmp_p
     assert (module, closed_form, entry) == ("src/collectives/algorithms/",
         "src/collectives/model/theory.py", "src/collectives/registry.py")  # fmt: skip
     workdir = tiny_workflow(tmp_path / "work")
-    shutil.copytree(REPO / "src", workdir / "src")
+    environment = scratch_package(workdir)
     (workdir / module / "gather_twice.py").write_text(NEW_MODULE)
     with (workdir / closed_form).open("a") as theory:
         theory.write(NEW_THEORY)
@@ -201,9 +208,8 @@ def test_the_algorithm_recipe_is_three_files_and_its_runs_reach_the_tables(tmp_p
     (workdir / "config/config.yaml").write_text(
         yaml.safe_dump(TINY_CONFIG | {"algorithms": algorithms})
     )
-    scratch_package = {**os.environ, "PYTHONPATH": str(workdir / "src")}  # not the installed
     done = snakemake(workdir, "results/tables/costs.csv", config="config/config.yaml",
-                     env=scratch_package)  # fmt: skip
+                     env=environment)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     runs = pd.read_csv(workdir / "results/tables/measurements.csv")
     new = runs[runs.algorithm == "gather_twice"]
@@ -251,16 +257,15 @@ def test_the_figure_recipe_is_a_module_a_caption_and_a_row(tmp_path):
         "row in the table of figures (`FIGURES` in `workflow/rules/figures.smk`"
     ) in page
     workdir = tiny_workflow(tmp_path / "work")
-    shutil.copytree(REPO / "src", workdir / "src")
+    environment = scratch_package(workdir)
     (workdir / "src/collectives/study/figures/rounds_by_n.py").write_text(NEW_FIGURE)
     (workdir / "workflow/report/rounds_by_n.rst").write_text("Message rounds against N.\n")
     table_of_figures = workdir / "workflow/rules/figures.smk"
     rows = table_of_figures.read_text()
     assert rows.count("\nFIGURES = {\n") == 1
     table_of_figures.write_text(rows.replace("\nFIGURES = {\n", "\nFIGURES = {\n" + NEW_ROW))
-    scratch_package = {**os.environ, "PYTHONPATH": str(workdir / "src")}
     done = snakemake(workdir, "results/figures/rounds_by_n.png", config="config/config.yaml",
-                     env=scratch_package)  # fmt: skip
+                     env=environment)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     figure = workdir / "results/figures/rounds_by_n"
     assert figure.with_suffix(".png").read_bytes().startswith(PNG)

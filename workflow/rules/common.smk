@@ -64,13 +64,9 @@ wildcard_constraints:
 
 def figure_outputs(name, category):
     """A figure's PNG (in the report, with its caption), PDF and the data it plots (CSV)."""
-    png, pdf, csv = (
-        paths.FIGURE.format(figure=name, ext=ext) for ext in targets.FIGURE_FILES
-    )
-    return {
-        "png": report(png, caption=f"../report/{name}.rst", category=category),
-        "pdf": pdf,
-        "csv": csv,
+    files = targets.figure_paths(name)
+    return files | {
+        "png": report(files["png"], caption=f"../report/{name}.rst", category=category)
     }
 
 

@@ -17,9 +17,6 @@ from .config import Plan, library_fabric
 from .fabrics import measured_parts
 from .grid import expand_axis
 
-# The files of one figure: its PNG, its PDF and the data it plots (CSV).
-FIGURE_FILES = ("png", "pdf", "csv")
-
 
 class Targets:
     """The plan's files and job options (`config`: the checked config, its defaults filled
@@ -163,15 +160,15 @@ class Targets:
 
     def wallclock_runs(self) -> list[str]:
         """Every timed run's document: one per transport and N."""
-        return [
-            paths.WALLCLOCK.format(transport=transport, ranks=ranks)
-            for transport, ranks in jobs.exchange_keys(self.wallclock)
-        ]
+        return self._per_timed_point(paths.WALLCLOCK)
 
     def exchange_runs(self) -> list[str]:
         """The exchange benchmark of every timed (transport, N)."""
+        return self._per_timed_point(paths.EXCHANGE)
+
+    def _per_timed_point(self, pattern: str) -> list[str]:
         return [
-            paths.EXCHANGE.format(transport=transport, ranks=ranks)
+            pattern.format(transport=transport, ranks=ranks)
             for transport, ranks in jobs.exchange_keys(self.wallclock)
         ]
 
@@ -304,13 +301,18 @@ class Targets:
         return [t for t in (f"{paths.RESULTS}/{name}" for name in tables_read()) if t in made]
 
 
+def figure_paths(name: str) -> dict[str, str]:
+    """One figure's files by suffix: its PNG, its PDF and the data it plots (CSV)."""
+    return {ext: paths.FIGURE.format(figure=name, ext=ext) for ext in ("png", "pdf", "csv")}
+
+
 def figure_files(figure_sections: Mapping[str, str], section: str) -> list[str]:
     """Every file of the figures of one section (figures.smk's table of figures)."""
     return [
-        paths.FIGURE.format(figure=name, ext=ext)
+        path
         for name, of in figure_sections.items()
         if of == section
-        for ext in FIGURE_FILES
+        for path in figure_paths(name).values()
     ]
 
 
