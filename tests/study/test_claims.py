@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -115,3 +116,59 @@ def test_a_range_leaves_out_medians_over_no_points():
     markers = claims.find_markers({"p.md": "18–33%<!--claim clock_top_n4_8-->"})
     (row,) = claims.check(markers, {"tables/validation_summary.csv": summary}).itertuples()
     assert (row.this_run, row.status) == ("18–33", "this machine's")
+
+
+def gpu_summary(nccl_error: float) -> pd.DataFrame:
+    """One system's three rungs, as validation_gpu_summary.csv holds them."""
+    return pd.DataFrame(
+        [{"system": "one-node", "model": model, "points": 24, "median_abs_rel_error": error,
+          "within_2x": within, "median_predicted_over_measured": ratio,
+          "plateau_measured_busbw_GBps": 158.4, "plateau_predicted_busbw_GBps": busbw}
+         for model, error, within, ratio, busbw in [
+             ("link_alpha_beta", 0.97, 0.125, 0.031, 4.0),
+             ("nccl_model", nccl_error, 0.833, 0.68, 187.6),
+             ("nccl_replay", 0.32, 0.833, 0.68, 162.5)]]
+    )  # fmt: skip
+
+
+GPU_PAGE = """The systems:
+
+<!--claim-table gpu_validation-->
+| system | sizes | link | NCCL | replay | busbw | NCCL | replay |
+|---|---|---|---|---|---|---|---|
+| One node (8 GPUs) | 24 | 0.03, 97%, 12% | 0.68, 32%, 83% | 0.68, 32%, 83% | 158 | 188 | 162 |
+"""
+
+
+def test_a_table_claim_compares_every_cell_but_its_words(monkeypatch):
+    claim = claims.TABLE_CLAIMS["gpu_validation"]
+    monkeypatch.setitem(claims.TABLE_CLAIMS, "gpu_validation", replace(claim, rows=("one-node",)))
+    markers = claims.find_markers({"p.md": GPU_PAGE})
+    assert [(m.name, m.line, m.rows[0][:2]) for m in markers] == [
+        ("gpu_validation", 3, ("One node (8 GPUs)", "24"))
+    ]
+    (row,) = claims.check(markers, {"tables/validation_gpu_summary.csv": gpu_summary(0.32)})[
+        ["status", "stated", "this_run"]
+    ].itertuples(index=False)
+    assert tuple(row) == ("agrees", "1 rows", "1 rows")
+    (row,) = claims.check(markers, {"tables/validation_gpu_summary.csv": gpu_summary(0.34)})[
+        ["status", "this_run"]
+    ].itertuples(index=False)
+    assert tuple(row) == (
+        "differs",
+        "row 1 (One node (8 GPUs)), column 4: '0.68, 34%, 83%' for '0.68, 32%, 83%'",
+    )
+    assert claims.check(markers, {}).status.tolist() == ["not in this run"]
+
+
+def test_a_table_claim_over_systems_this_run_lacks_is_not_in_this_run():
+    markers = claims.find_markers({"p.md": GPU_PAGE})
+    tables = {"tables/validation_gpu_summary.csv": gpu_summary(0.32)}  # not the page's twelve
+    assert claims.check(markers, tables).status.tolist() == ["not in this run"]
+
+
+def test_a_bad_table_marker_is_refused_with_its_page_and_line():
+    with pytest.raises(ValueError, match=re.escape("p.md:3: a table claim marker with no")):
+        claims.find_markers({"p.md": GPU_PAGE.replace("| system", "\n| system")})
+    with pytest.raises(ValueError, match=re.escape("p.md:3: no table claim named 'gpu'")):
+        claims.find_markers({"p.md": GPU_PAGE.replace("gpu_validation", "gpu")})

@@ -12,6 +12,10 @@ computed from their rows. `find_markers` reads the pages; `check` compares:
   clock): this run's value and its interval stand beside the stated one, which the page
   words as the machine's; they agree or not, but a machine's figures are not an error.
 
+A table a run renders whole is marked on the line above it, ``<!--claim-table
+gpu_validation-->``: every cell after its label columns (words: a system's name) must read
+as this run's (TABLE_CLAIMS), the rows in the run's order.
+
 A claim whose rows this run does not have (a smaller config) is `not in this run`.
 """
 
@@ -40,7 +44,9 @@ MARKER = re.compile(
     rf"(?P<stated>{NUMBER}(?:\s*[–-]\s*{NUMBER})?)(?P<unit>[^\d<]{{0,12}}?)"
     r"<!--claim (?P<name>[a-z0-9_]+)-->"
 )
-ANY_MARKER = re.compile(r"<!--claim\b")
+ANY_MARKER = re.compile(r"<!--claim\s")  # not <!--claim-table
+TABLE_MARKER = re.compile(r"^<!--claim-table (?P<name>[a-z0-9_]+)-->$")
+CELL_SEPARATOR = re.compile(r"(?<!\\)\|")  # a Markdown table's |, not an escaped \|
 COLUMNS = ["claim", "kind", "page", "line", "stated", "this_run", "low", "high", "agrees",
            "status", "what"]  # fmt: skip
 
@@ -81,6 +87,30 @@ class Marker:
     line: int
     stated: str  # as written: "213", "2.6–2.9"
     unit: str  # the text between the number and the marker
+
+
+@dataclass(frozen=True)
+class TableClaim:
+    """A page's table that a run renders whole: a row per name of `rows` (GPU systems,
+    clusters: a run without one of them is not the page's), of which the cells in the
+    columns `words` (a system's name as people write it) are the page's to word."""
+
+    what: str
+    kind: str
+    tables: tuple[str, ...]
+    rows: tuple[str, ...]
+    words: tuple[int, ...]
+    render: Callable[[Tables, tuple[str, ...]], list[list[str]]]
+
+
+@dataclass(frozen=True)
+class TableMarker:
+    """A marked table on a page: the claim it names, the marker's line, its body's cells."""
+
+    name: str
+    page: str
+    line: int
+    rows: tuple[tuple[str, ...], ...]
 
 
 def _rows(table: pd.DataFrame, **equal: object) -> pd.DataFrame:
@@ -493,17 +523,102 @@ CLAIMS: dict[str, Claim] = {
 }  # fmt: skip
 
 
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.0%}"
+
+
+def _gpu_validation_rows(tables: Tables, systems: tuple[str, ...]) -> list[list[str]]:
+    """validation.md's table of GPU systems: per system its sizes, per rung the median
+    predicted/measured, median |error| and share within 2x, then the busbw at the largest
+    size measured and by NCCL's model and the replay."""
+    summary = tables["tables/validation_gpu_summary.csv"]
+    rows = []
+    for system in systems:
+        rung = _rows(summary, system=system).set_index("model")
+        cells = [system, str(int(rung.points.max()))]
+        for name in ("link_alpha_beta", "nccl_model", "nccl_replay"):
+            ratio, row = rung.median_predicted_over_measured[name], rung.loc[name]
+            cells.append(
+                "n/a" if math.isnan(ratio) else
+                f"{ratio:.2f}, {_percent(row.median_abs_rel_error)}, {_percent(row.within_2x)}"
+            )  # fmt: skip
+        cells.append(f"{rung.plateau_measured_busbw_GBps.iloc[0]:.0f}")
+        cells += [f"{rung.plateau_predicted_busbw_GBps[name]:.0f}"
+                  for name in ("nccl_model", "nccl_replay")]  # fmt: skip
+        rows.append(cells)
+    return rows
+
+
+LADDER_COLUMNS = ("alpha-beta", "+structure", "+resources", "+protocol")
+
+
+def _cluster_validation_rows(tables: Tables, names: tuple[str, ...]) -> list[list[str]]:
+    """validation.md's table of clusters: per cluster its ranks and ranks per node,
+    the median |error| of each rung of the ladder but +γ (equal to α-β: no cluster's log
+    times a reduction), the headline's share within 2x, and the node-log variant's median
+    |error| where there is one."""
+    clusters = tables["tables/validation_clusters.csv"]
+    summary = tables["tables/validation_summary.csv"]
+    rows = []
+    for cluster in names:
+        group = _rows(clusters, cluster=cluster)
+        rung = _rows(summary, **{"where": cluster}).set_index("model")
+        node_log = (group.node_log_s / group.measured_s - 1).abs().median()
+        first = group.iloc[0]
+        rows.append([
+            cluster, f"{first.ranks} ({first.ranks_per_node})", "",
+            *(_percent(rung.median_abs_rel_error[model]) for model in LADDER_COLUMNS),
+            _percent(rung.within_2x["+protocol"]),
+            "" if math.isnan(node_log) else _percent(node_log),
+        ])  # fmt: skip
+    return rows
+
+
+# The systems docs/validation.md's tables list, in their order (config/config.yaml's names)
+GPU_SYSTEMS = (
+    "abci-a100-1node", "abci-a100-2nodes", "abci-a100-16nodes", "aws-p4de-2nodes",
+    "aws-p5-2nodes", "gcp-a3mega-2nodes", "dell-h200-roce-2nodes", "oci-gb200-32trays",
+    "coreweave-gb200-nvl72", "coreweave-gb200-2racks", "amd-mi300x-1node",
+    "amd-aac10-mi300x-2nodes",
+)  # fmt: skip
+CLUSTERS = ("abci-16", "abci-128", "azure-hbv3-192", "oci-144")
+
+TABLE_CLAIMS: dict[str, TableClaim] = {
+    "gpu_validation": TableClaim(
+        "each GPU system's error and plateau busbw by rung", PUBLISHED,
+        ("tables/validation_gpu_summary.csv",), GPU_SYSTEMS, (0,), _gpu_validation_rows,
+    ),
+    "cluster_validation": TableClaim(
+        "each cluster's median |error| by rung of the ladder", PUBLISHED,
+        ("tables/validation_clusters.csv", "tables/validation_summary.csv"), CLUSTERS, (0, 2),
+        _cluster_validation_rows,
+    ),
+}  # fmt: skip
+
+
 def tables_read() -> list[str]:
     """Every table some claim reads, by its place under results/."""
-    return sorted({name for claim in CLAIMS.values() for name in claim.tables})
+    every = [*CLAIMS.values(), *TABLE_CLAIMS.values()]
+    return sorted({name for claim in every for name in claim.tables})
 
 
-def find_markers(pages: Mapping[str, str]) -> list[Marker]:
-    """Every marked number of the pages (by page name, their text); ValueError naming the
-    page and line of a marker with no number before it or naming no known claim."""
-    found = []
+def find_markers(pages: Mapping[str, str]) -> list[Marker | TableMarker]:
+    """Every marked number and table of the pages (by page name, their text); ValueError
+    naming the page and line of a marker with no number before it or no table after it,
+    or naming no known claim."""
+    found: list[Marker | TableMarker] = []
     for page, text in pages.items():
-        for number, line in enumerate(text.splitlines(), start=1):
+        lines = text.splitlines()
+        for number, line in enumerate(lines, start=1):
+            table = TABLE_MARKER.match(line.strip())
+            if table:
+                name = table["name"]
+                if name not in TABLE_CLAIMS:
+                    raise ValueError(f"{page}:{number}: no table claim named {name!r}")
+                found.append(
+                    TableMarker(name, page, number, _table_body(lines[number:], f"{page}:{number}"))
+                )
+                continue
             matched = list(MARKER.finditer(line))
             if len(matched) != len(ANY_MARKER.findall(line)):
                 raise ValueError(f"{page}:{number}: a claim marker with no number before it")
@@ -513,6 +628,22 @@ def find_markers(pages: Mapping[str, str]) -> list[Marker]:
                     raise ValueError(f"{page}:{number}: no claim named {name!r} (CLAIMS)")
                 found.append(Marker(name, page, number, match["stated"], match["unit"]))
     return found
+
+
+def _table_body(lines: list[str], where: str) -> tuple[tuple[str, ...], ...]:
+    """The cells of the Markdown table that starts on the first of `lines`, header and
+    separator left out, claim markers dropped; ValueError naming `where` if none starts."""
+    table = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        table.append(tuple(
+            re.sub(r"<!--claim [a-z0-9_]+-->", "", cell).strip()
+            for cell in CELL_SEPARATOR.split(line.strip())[1:-1]
+        ))  # fmt: skip
+    if len(table) < 2 or not all(set(cell) <= set("-: ") for cell in table[1]):
+        raise ValueError(f"{where}: a table claim marker with no Markdown table after it")
+    return tuple(table[2:])
 
 
 def stated_numbers(stated: str) -> list[str]:
@@ -548,11 +679,14 @@ def _shown(values: Computed, scale: float) -> str:
     return "–".join(f"{value / scale:.4g}" for value in values)
 
 
-def check(markers: list[Marker], tables: Tables) -> pd.DataFrame:
+def check(markers: list[Marker | TableMarker], tables: Tables) -> pd.DataFrame:
     """One row per marker: the stated value, this run's (in the stated unit), its interval,
     whether they agree, and the status (agrees, differs, this machine's, not in this run)."""
     rows = []
     for marker in markers:
+        if isinstance(marker, TableMarker):
+            rows.append(_check_table(marker, tables))
+            continue
         claim = CLAIMS[marker.name]
         where = f"{marker.page}:{marker.line}"
         scale = unit_scale(claim, marker.unit, where)
@@ -575,6 +709,42 @@ def check(markers: list[Marker], tables: Tables) -> pd.DataFrame:
         status = "this machine's" if claim.kind == MACHINE else "agrees" if same else "differs"
         rows.append({**row, "status": status})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _check_table(marker: TableMarker, tables: Tables) -> dict[str, object]:
+    """A table claim's row: the page's rows against the run's, and the first cell where
+    they part (its row's label, its column, the page's text and the run's)."""
+    claim = TABLE_CLAIMS[marker.name]
+    stated = f"{len(marker.rows)} rows"
+    row = {"claim": marker.name, "kind": claim.kind, "page": marker.page, "line": marker.line,
+           "stated": stated, "this_run": "", "low": "", "high": "", "agrees": "",
+           "what": claim.what}  # fmt: skip
+    try:
+        missing = [name for name in claim.tables if name not in tables]
+        if missing:
+            raise NotInRun(", ".join(missing))
+        rendered = claim.render(tables, claim.rows)
+    except NotInRun:
+        return {**row, "status": "not in this run"}
+    parted = _first_difference(marker.rows, rendered, claim.words)
+    same = parted is None
+    status = "this machine's" if claim.kind == MACHINE else "agrees" if same else "differs"
+    return {**row, "this_run": parted or stated, "agrees": same, "status": status}
+
+
+def _first_difference(
+    page: tuple[tuple[str, ...], ...], run: list[list[str]], words: tuple[int, ...]
+) -> str | None:
+    """Where the page's table first differs from the run's (None where it does not)."""
+    if len(page) != len(run):
+        return f"{len(run)} rows"
+    for number, (stated, computed) in enumerate(zip(page, run, strict=True), start=1):
+        if len(stated) != len(computed):
+            return f"row {number} ({stated[0]}): {len(computed)} cells"
+        for column, (text, value) in enumerate(zip(stated, computed, strict=True)):
+            if column not in words and " ".join(text.split()) != value:
+                return f"row {number} ({stated[0]}), column {column + 1}: {value!r} for {text!r}"
+    return None
 
 
 def read_tables(paths: Iterable[str | Path]) -> dict[str, pd.DataFrame | str]:
