@@ -6,6 +6,7 @@ with no other change."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +15,7 @@ import yaml
 
 from collectives.run import libraries
 from collectives.run.libraries import KINDS, Kind, Library, LibraryError, impi, mpich, openmpi
-from collectives.study import config, paths, selection, tuning
+from collectives.study import config, markdown, paths, selection, tuning
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -69,6 +70,24 @@ def test_a_new_library_is_one_kind(with_dummy, tmp_path):
         libraries.steering(library, 4, force="rabenseifner")
     assert tuning._obeyed("dummympi", "ring", ["ring"]) is True
     assert tuning._obeyed("dummympi", "recursive_doubling", ["ring"]) is None  # unobservable
+
+
+def test_a_library_with_a_published_decision_gets_its_columns(monkeypatch):
+    monkeypatch.setitem(KINDS, DUMMY.name, replace(DUMMY, decision="openmpi-4.0"))
+    costs = pd.DataFrame(
+        {"fabric": "f", "dtype": "float64", "is_winner": True, "ranks": 4,
+         "message_bytes": [8, 1 << 20], "algorithm": ["recursive_doubling", "ring"]}
+    )  # fmt: skip
+    chosen = pd.DataFrame({"fabric": "f", "ranks": 4, "max_bytes": [8, None],
+                           "algorithm": ["recursive_doubling", "ring"]})  # fmt: skip
+    fabrics = pd.DataFrame({"fabric": ["f"], "kind": ["given"]})
+    agreement = selection.library_agreement(costs, fabrics, chosen, "float64")
+    # Open MPI 4.0's rule: recursive doubling below 10,000 B, then a ring up to N MiB
+    assert agreement.rows.dummympi_agree.tolist() == [2]
+    assert agreement.rows.dummympi.tolist() == ["RD ≤ 9.76 KiB < ring"]  # segmented: a ring
+    text = markdown.libraries_markdown(agreement, "float64")
+    assert "| N | model | MPICH (mpich-classic) | agree | Open MPI (openmpi-4.1) | agree | " \
+        "Dummy MPI (openmpi-4.0) | agree |" in text  # fmt: skip
 
 
 def test_mpich_s_guards_are_data():

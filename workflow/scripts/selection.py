@@ -1,6 +1,6 @@
 """Selection thresholds per fabric and N, each fabric's selection in the files each MPI
 library loads (sizes its own rule already runs as the model would left to it), and the
-comparison with MPICH's and Open MPI's own rules."""
+comparison with each library's published decision."""
 
 import sys
 

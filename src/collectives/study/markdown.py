@@ -9,6 +9,7 @@ from .. import registry
 from ..model.cost import BASIS
 from ..model.library_rules import MPICH_SHORT_MSG_SIZE
 from ..model.theory import COUNT_FIELDS
+from ..run.libraries import KINDS
 from .selection import REASONS, Agreement
 
 # The two rows of the seed post's table (algorithm, N, M, rounds, bytes), float64.
@@ -103,30 +104,33 @@ def cost_model_markdown(shape: pd.DataFrame) -> str:
 
 
 def libraries_markdown(agreement: Agreement, dtype: str) -> str:
-    """The model's selection beside MPICH's and Open MPI's rules (selection.library_agreement)."""
+    """The model's selection beside each library's published decision
+    (selection.library_agreement: a pair of columns per library that has one)."""
+    decided = [name for name in KINDS if f"{name}_agree" in agreement.rows]
+    titles = [f"{KINDS[name].title} ({KINDS[name].decision})" for name in decided]
     lines = [
-        "# The model's selection beside MPICH's and Open MPI's",
+        "# The model's selection beside " + " and ".join(KINDS[n].title for n in decided),
         "",
-        f"Thresholds in bytes; `RD` is recursive doubling. Agreement counts the grid's message "
-        f"sizes ({dtype}) where the library picks the model's cheapest algorithm. MPICH classic: "
-        f"RD up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = {MPICH_SHORT_MSG_SIZE} bytes (or while "
-        "there are fewer elements than the largest power of two <= N), Rabenseifner above. "
-        "Open MPI: the fixed decision rules of coll_tuned_decision_fixed.c for commutative ops, "
-        "in its own names (segmented ring; nonoverlapping = reduce + bcast).",
+        f"Thresholds in bytes; `RD` is recursive doubling; every rule in our algorithms' names "
+        f"(Open MPI's segmented ring is a ring, its nonoverlapping reduce + bcast a binomial "
+        f"tree). Agreement counts the grid's message sizes ({dtype}) where the library picks "
+        f"the model's cheapest algorithm. mpich-classic: RD up to "
+        f"MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = {MPICH_SHORT_MSG_SIZE} bytes (or while there are "
+        "fewer elements than the largest power of two <= N), Rabenseifner above. openmpi-4.1: "
+        "the fixed decision of coll_tuned_decision_fixed.c for commutative ops, with the "
+        "fallbacks of its algorithms (a ring with fewer elements than ranks runs RD).",
         "",
     ]
     for fabric, rows in agreement.rows.groupby("fabric", sort=False):
         lines += [
             f"## {fabric}" + (" (two-level: replayed)" if rows.structured.iloc[0] else ""),
             "",
-            "| N | model | MPICH classic | agree | Open MPI | agree |",
-            "|---|---|---|---|---|---|",
+            "| N | model | " + " | ".join(f"{title} | agree" for title in titles) + " |",
+            "|---|---|" + "---|---|" * len(titles),
         ]
-        for row in rows.itertuples():
-            lines.append(
-                f"| {row.ranks} | {row.model} | {row.mpich} | {row.mpich_agree}/{row.sizes} | "
-                f"{row.open_mpi} | {row.open_mpi_agree}/{row.sizes} |"
-            )
+        for row in rows.to_dict("records"):
+            cells = [f"{row[name]} | {row[f'{name}_agree']}/{row['sizes']}" for name in decided]
+            lines.append(f"| {row['ranks']} | {row['model']} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["## Why they disagree", "", "| cause | grid points | explanation |", "|---|---|---|"]
     for reason, count in sorted(agreement.causes.items(), key=lambda item: -item[1]):

@@ -18,16 +18,7 @@ import pandas as pd
 
 from .. import registry
 from ..model import cost
-from ..model.library_rules import (
-    INF,
-    OPEN_MPI,
-    OPEN_MPI_AS_OURS,
-    library_choice,
-    mpich_classic,
-    open_mpi_fixed,
-    rule_of,
-    steps,
-)
+from ..model.library_rules import INF, library_choice, rule_of, steps
 from ..run import libraries
 from ..run.libraries import DEFAULT, KINDS, common_algorithms
 from ..run.libraries.kind import Trees
@@ -187,8 +178,8 @@ REASONS: dict[str, Reason] = {
 
 
 def _reason(model: str, library: str, ranks: int, structured: bool) -> str:
-    """Why the model's choice differs from a library's at one (fabric, N, size)."""
-    ours, theirs = registry.parse_variant(model)[0], OPEN_MPI_AS_OURS.get(library, library)
+    """Why the model's choice differs from a library's (our name) at one (fabric, N, size)."""
+    ours, theirs = registry.parse_variant(model)[0], library
     return next(
         name for name, reason in REASONS.items() if reason.holds(ours, theirs, ranks, structured)
     )
@@ -223,12 +214,6 @@ def rule_steps(rule: str, ranks: int, itemsize: int) -> list[tuple[float, str]]:
     return found
 
 
-def open_mpi_steps(ranks: int) -> list[tuple[float, str]]:
-    """Open MPI's fixed decision at N as (largest size, algorithm) steps."""
-    steps = next(steps for below, steps in OPEN_MPI if ranks < below)
-    return [(limit - 1, algorithm) for limit, algorithm in steps]
-
-
 @dataclass(frozen=True)
 class Agreement:
     """The model's selection beside the libraries' rules: one row per (fabric, N) with the
@@ -241,12 +226,13 @@ class Agreement:
 def library_agreement(
     costs: pd.DataFrame, fabrics: pd.DataFrame, selection: pd.DataFrame, dtype: str
 ) -> Agreement:
-    """The model's thresholds next to MPICH's classic rule and Open MPI's fixed rules for
-    the same N, per fabric; agreement counted over the grid's message sizes (the model's
-    winner among all algorithms), and the causes of disagreement."""
+    """The model's thresholds next to each library's published decision (its `decision`)
+    for the same N, per fabric; agreement counted over the grid's message sizes (the
+    model's winner among all algorithms), and the causes of disagreement."""
     costs = costs[(costs.dtype == dtype) & costs.is_winner]
     itemsize = np.dtype(dtype).itemsize
     kinds = dict(zip(fabrics.fabric, fabrics.kind, strict=True))
+    decided = {name: kind.decision for name, kind in KINDS.items() if kind.decision}
     rows, causes = [], {}
     for fabric, table in costs.groupby("fabric", sort=False):
         structured = kinds.get(fabric) == "structured"
@@ -257,25 +243,20 @@ def library_agreement(
                 (INF if pd.isna(r.max_bytes) else r.max_bytes, r.algorithm)
                 for r in chosen[chosen.ranks == ranks].itertuples()
             ]
-            agree = {"mpich": 0, "ompi": 0}
-            for size, winner in zip(point.message_bytes, point.algorithm, strict=True):
-                for library, choice in (
-                    ("mpich", mpich_classic(ranks, int(size), itemsize)),
-                    ("ompi", open_mpi_fixed(ranks, int(size))),
-                ):
-                    if winner == OPEN_MPI_AS_OURS.get(choice, choice):
-                        agree[library] += 1
+            row = {"fabric": fabric, "structured": structured, "ranks": ranks,
+                   "model": _rule(model_steps)}  # fmt: skip
+            for library, rule in decided.items():
+                agree = 0
+                for size, winner in zip(point.message_bytes, point.algorithm, strict=True):
+                    choice = library_choice(rule, ranks, int(size), itemsize)
+                    if winner == choice:
+                        agree += 1
                     else:
                         cause = _reason(winner, choice, ranks, structured)
                         causes[cause] = causes.get(cause, 0) + 1
-            rows.append({
-                "fabric": fabric, "structured": structured, "ranks": ranks,
-                "model": _rule(model_steps),
-                "mpich": _rule(rule_steps("mpich-classic", ranks, itemsize)),
-                "mpich_agree": agree["mpich"],
-                "open_mpi": _rule(open_mpi_steps(ranks)), "open_mpi_agree": agree["ompi"],
-                "sizes": len(point),
-            })  # fmt: skip
-    columns = ["fabric", "structured", "ranks", "model", "mpich", "mpich_agree", "open_mpi",
-               "open_mpi_agree", "sizes"]  # fmt: skip
+                row[library] = _rule(rule_steps(rule, ranks, itemsize))
+                row[f"{library}_agree"] = agree
+            rows.append({**row, "sizes": len(point)})
+    per_library = [f"{name}{end}" for name in decided for end in ("", "_agree")]
+    columns = ["fabric", "structured", "ranks", "model", *per_library, "sizes"]
     return Agreement(pd.DataFrame(rows, columns=columns), causes)

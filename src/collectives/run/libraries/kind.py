@@ -68,6 +68,9 @@ class Kind:
     # further files of a selection, beside the loaded one (suffix -> exporter): what its
     # variables also name
     companions: Mapping[str, Exporter] = field(default_factory=dict)
+    # its published all-reduce decision, as a rule of collectives.model.library_rules
+    # (RULES), which the study sets beside the model's selection; None where none is known
+    decision: str | None = None
 
     def exports(self, ranges: Ranges, trees: Trees | None) -> dict[str, str]:
         """A selection's files' texts, by suffix, the loaded one's first."""

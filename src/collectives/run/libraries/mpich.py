@@ -148,6 +148,7 @@ KIND = Kind(
     force=lambda name: {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": name, **REACH_MPIR},
     load=load,
     own_choice={},  # MPICH's own choice at every layer: nothing set
+    decision="mpich-classic",
     # both read at every MPI_Allreduce (MPIR_Allreduce, MPIR_Allreduce_impl): a named
     # algorithm at the MPIR layer with the device kept out, or "auto" with the device in
     switch=Switch(

@@ -48,6 +48,7 @@ KIND = Kind(
     force=lambda name: {**TUNED, "OMPI_MCA_coll_tuned_allreduce_algorithm": name},
     load=lambda path, ranks: {**TUNED, "OMPI_MCA_coll_tuned_dynamic_rules_filename": path},
     own_choice=TUNED,
+    decision="openmpi-4.1",  # coll/tuned's fixed decision, unchanged through 5.0
     # coll/tuned reads it when it sets up a communicator (with use_dynamic_rules, as TUNED
     # sets); 0 leaves the size to its fixed decision
     switch=Switch("coll_tuned_allreduce_algorithm", own="0", per_call=False),
