@@ -29,7 +29,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import registry
 from ..transport import TRANSPORTS
+from .units import format_bytes, format_seconds
 
 PUBLISHED, MACHINE = "published", "machine"
 # The units a stated number may carry, by what the claim computes (its base unit first).
@@ -574,6 +576,68 @@ def _cluster_validation_rows(tables: Tables, names: tuple[str, ...]) -> list[lis
     return rows
 
 
+def _time(seconds: float) -> str:
+    return format_seconds(seconds).replace("us", "µs")
+
+
+def _label(algorithm: str) -> str:
+    """An algorithm as the pages name it: its registry label, else the name given."""
+    entry = registry.ALGORITHMS.get(algorithm)
+    return entry.label if entry else algorithm
+
+
+def _workload_rows(tables: Tables, workloads: tuple[str, ...]) -> list[list[str]]:
+    """workloads.md's table of the shipped workloads: per workload and group its fabric and
+    N, its all-reduces a step (a partial last bucket after a +), the cheapest algorithm and
+    its time, ring's and recursive doubling's, and the group's time per step."""
+    table = tables["tables/workloads.csv"]
+    rows = []
+    for workload in workloads:
+        for group, messages in _rows(table, workload=workload).groupby("group", sort=False):
+            main, partial = messages.iloc[0], messages.iloc[1:]
+            sizes = f"{format_bytes(main.message_bytes)} × {main.count_per_step}" + "".join(
+                f" + {format_bytes(size)}" for size in partial.message_bytes
+            )
+            rows.append([
+                workload, group, f"{main.fabric}, {main.ranks}", sizes,
+                f"{_label(main.winner)} {_time(main.winner_s)}", _time(main.ring_s),
+                _time(main.recursive_doubling_s), _time(messages.per_step_s.sum()),
+            ])  # fmt: skip
+    return rows
+
+
+def _workload_nccl_rows(tables: Tables, workloads: tuple[str, ...]) -> list[list[str]]:
+    """workloads.md's table of workloads on a GPU system: NCCL's choice, its time each and
+    per step, beside the link-level map's per step."""
+    table = tables["tables/workloads.csv"]
+    rows = []
+    for workload in workloads:
+        for row in _rows(table, workload=workload).dropna(subset=["nccl_choice"]).itertuples():
+            rows.append([
+                workload, row.group, row.nccl_choice.replace("/", " / "), _time(row.nccl_s),
+                _time(row.nccl_per_step_s), _time(row.per_step_s),
+            ])  # fmt: skip
+    return rows
+
+
+def _scale_rows(tables: Tables, ranks: tuple[str, ...]) -> list[list[str]]:
+    """workloads.md's table of the bucket as N grows: on the cluster the cheapest algorithm
+    and the library's pick with their times and the ring's latency term, on the GPU system
+    NCCL's pick and its time."""
+    table = tables["tables/scale.csv"]
+    rows = []
+    for count in map(int, ranks):
+        where = {"ranks": count, "message_bytes": SCALE_BUCKET}
+        cluster = _rows(table, side="cluster", **where).iloc[0]
+        gpu = _rows(table, side="gpu", **where).iloc[0]
+        rows.append([
+            f"{count:,}", f"{_label(cluster.cheapest)}, {_time(cluster.cheapest_s)}",
+            f"{_label(cluster.pick.split(': ')[-1])}, {_time(cluster.pick_s)}",
+            _time(cluster.ring_latency_s), f"{gpu.pick.split(': ')[-1]}, {_time(gpu.pick_s)}",
+        ])  # fmt: skip
+    return rows
+
+
 # The systems docs/validation.md's tables list, in their order (config/config.yaml's names)
 GPU_SYSTEMS = (
     "abci-a100-1node", "abci-a100-2nodes", "abci-a100-16nodes", "aws-p4de-2nodes",
@@ -582,6 +646,7 @@ GPU_SYSTEMS = (
     "amd-aac10-mi300x-2nodes",
 )  # fmt: skip
 CLUSTERS = ("abci-16", "abci-128", "azure-hbv3-192", "oci-144")
+WORKLOADS = ("gpt3-175b", "llama2-70b", "llama2-70b-decode", "gpt2-medium")  # workloads.md's
 
 TABLE_CLAIMS: dict[str, TableClaim] = {
     "gpu_validation": TableClaim(
@@ -592,6 +657,18 @@ TABLE_CLAIMS: dict[str, TableClaim] = {
         "each cluster's median |error| by rung of the ladder", PUBLISHED,
         ("tables/validation_clusters.csv", "tables/validation_summary.csv"), CLUSTERS, (0, 2),
         _cluster_validation_rows,
+    ),
+    "workloads": TableClaim(
+        "each shipped workload's all-reduces and their costs on link-level α-β", PUBLISHED,
+        ("tables/workloads.csv",), WORKLOADS, (0,), _workload_rows,
+    ),
+    "workloads_nccl": TableClaim(
+        "the workloads on a GPU system, by NCCL's model", PUBLISHED,
+        ("tables/workloads.csv",), ("llama2-70b-decode",), (0,), _workload_nccl_rows,
+    ),
+    "scale_bucket": TableClaim(
+        "Llama 2 70B's DP bucket as N grows, on ABCI's network and its A100 system", PUBLISHED,
+        ("tables/scale.csv",), ("8", "128", "2048", "131072"), (), _scale_rows,
     ),
 }  # fmt: skip
 
