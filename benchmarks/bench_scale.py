@@ -5,7 +5,8 @@
 
 For ring and NCCL's ring (M = 1024 elements a rank, float32) on nodes of 8 ranks whose
 links share no port (NCCL's own view of a system), times the dry trace and its replay from
-N = 8 up to --largest: by classes (one node's ranks), and as the whole trace up to
+N = 8 up to --largest: by classes (one node's ranks, copied out from the shift's representatives),
+and as the whole trace up to
 --whole-up-to, each a median of --repeat interleaved runs with its range, and checks that the
 two replays agree to the bit. Then a 1,152-rank cluster (32 nodes of 36 ranks sharing one
 NIC), whose shared ports need the whole trace: its trace made from the classes, beside the

@@ -21,7 +21,7 @@ from collectives.study import aggregate, markdown, selection
 from collectives.study.config import check
 from collectives.study.figures import counts, crossover, hotspot, phase, style
 from collectives.study.question import SEED_PAIR
-from collectives.transport.dry import dry_trace
+from collectives.transport.dry import class_trace, dry_trace
 from collectives.transport.trace import ClassTrace
 from tests.support import dummy_algorithm
 from tests.support.grid import GIVEN_FABRICS
@@ -217,6 +217,20 @@ def test_the_symmetric_algorithms_are_held_by_their_classes(name, ranks, element
     traced = entry.trace(ranks, elements, 4, entry.resolve({}, ranks), Topology(period))
     assert isinstance(traced, ClassTrace) and traced.period == period
     assert len(traced.classes.kind) * ranks == len(traced.expanded.kind) * period
+
+
+@pytest.mark.parametrize(
+    ("name", "ranks", "elements", "per_node"),
+    [("ring", 12, 24, 4), ("nccl_ring", 16, 2 * 16 * 8, 8), ("two_shot", 8, 16, 4)],
+)
+def test_classes_copied_out_to_whole_nodes_are_those_the_nodes_ranks_run(
+    name, ranks, elements, per_node
+):
+    entry = ALGORITHMS[name]
+    parameters = entry.resolve({}, ranks)
+    traced = entry.trace(ranks, elements, 4, parameters, Topology(per_node))
+    run = class_trace(entry.bind(**parameters), ranks, elements, 4, per_node)
+    assert traced.period == per_node and same_trace(traced.classes, run.classes)
 
 
 def test_a_wrongly_declared_symmetry_fails_its_size_checks():

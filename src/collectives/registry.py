@@ -218,14 +218,15 @@ class Algorithm:
         topology: Topology,
     ) -> Trace | ClassTrace:
         """Its dry trace with these (resolved) parameters, by classes of ranks where its
-        symmetry and the topology's (a shift by whole nodes) leave fewer classes than ranks,
-        else one rank per role where it declares roles."""
+        symmetry and the topology's (a shift by whole nodes) leave fewer classes than ranks
+        (its own shift's representatives run, their events then copied out to whole
+        nodes), else one rank per role where it declares roles."""
         allreduce = self.bind(**parameters)
         shift = self.shift(ranks, elements, itemsize, parameters)
         per_node = topology.ranks_per_node or 1
         period = math.lcm(shift, per_node) if shift else ranks
-        if period < ranks and ranks % period == 0:
-            return class_trace(allreduce, ranks, elements, itemsize, period)
+        if period < ranks and ranks % period == 0:  # the fewest representatives run
+            return class_trace(allreduce, ranks, elements, itemsize, shift).widened(period)
         if self.roles is not None:
             return role_trace(allreduce, ranks, elements, itemsize, self.roles(ranks, parameters))
         return dry_trace(allreduce, ranks, elements, itemsize)

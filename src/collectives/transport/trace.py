@@ -79,16 +79,27 @@ class ClassTrace:
     def expanded(self) -> Trace:
         """The whole trace: every rank's events, its representative's with peers shifted
         (made once: each rung of a fabric whose ports are shared replays it)."""
+        return self.widened(self.ranks).classes
+
+    def widened(self, period: int) -> ClassTrace:
+        """The same schedule held by the classes of `period` ranks, a multiple of this
+        period dividing the ranks: each new representative its old one's events, peers
+        shifted (a fabric's nodes may span more ranks than the schedule's symmetry)."""
+        if period % self.period or self.ranks % period:
+            raise ValueError(
+                f"a period of {period} ranks is no multiple of {self.period} dividing {self.ranks}"
+            )
         per_class = np.diff(self.classes.offsets)
-        shifts = np.arange(self.ranks // self.period) * self.period
+        shifts = np.arange(period // self.period) * self.period
         lengths = np.tile(per_class, len(shifts))
         shift = np.repeat(shifts, len(self.classes.kind))
         peer = np.tile(self.classes.peer.astype(np.int64), len(shifts))
         has_peer = peer != NO_PEER
         peer = np.where(has_peer, (peer + shift) % self.ranks, NO_PEER)
-        return Trace(
+        events = Trace(
             offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             kind=np.tile(self.classes.kind, len(shifts)),
             peer=peer.astype(np.int32),
             amount=np.tile(self.classes.amount, len(shifts)),
         )
+        return ClassTrace(events, self.ranks)
