@@ -251,13 +251,13 @@ def _symmetric(classes: ClassTrace, topology: Topology, cores: Cores | None) -> 
     """Whether the classes' representatives replay the whole: a shift by their period
     keeps which messages cross nodes (whole nodes), and no rank shares a NIC port or a
     core with another (a shared port is booked in the order the ranks are replayed, which
-    the symmetry does not keep)."""
+    the symmetry does not keep; a rank's own rail is booked in its own order)."""
     per_node = topology.ranks_per_node or classes.ranks
     shares_cores = (
         cores is not None and not cores.of_rank and cores.per_node < HOLDS_PER_RANK * per_node
     )
     keeps_nodes = topology.ranks_per_node is None or classes.period % per_node == 0
-    return keeps_nodes and topology.nic_per_node is None and not shares_cores
+    return keeps_nodes and not topology.shares_nics and not shares_cores
 
 
 def _prices(

@@ -45,6 +45,16 @@ class Topology:
         """1 for a flat topology, 2 for ranks on nodes."""
         return 1 if self.ranks_per_node is None else 2
 
+    @property
+    def shares_nics(self) -> bool:
+        """Whether ranks book one pool of NIC ports together (a rail of one position each
+        is its rank's own)."""
+        if self.nic_per_node is None:
+            return False
+        return (
+            self.ranks_per_node // self.nic_per_node > 1 if self.rails else self.ranks_per_node > 1
+        )
+
     def fits(self, ranks: int) -> bool:
         """Whether `ranks` fill whole nodes."""
         return self.ranks_per_node is None or ranks % self.ranks_per_node == 0
