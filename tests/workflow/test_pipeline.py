@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -248,6 +249,36 @@ def test_every_fabric_s_selection_is_exported_for_every_library(workdir):
     comparison = (workdir / "results/tables/selection_vs_libraries.md").read_text()
     for fabric in table.fabric.unique():
         assert f"## {fabric}" in comparison
+
+
+def test_a_config_without_mpich_exports_for_the_libraries_it_names(workdir):
+    """MPICH is one library among the others: without it the selection is exported for
+    Open MPI alone (no MPICH trees to keep), and the whole plan still builds."""
+    config = yaml.safe_load((workdir / ".test/config/config.yaml").read_text())
+    del config["libraries"]["mpich"]
+    without = workdir / "without_mpich.yaml"
+    without.write_text(yaml.safe_dump(config))
+    assert snakemake(workdir, "-n", config=str(without)).returncode == 0
+    comparison = workdir / "results/tables/selection_vs_libraries.md"
+
+    def models(pattern: str) -> list[Path]:
+        """The model's exported files of `pattern` (the clock's are another rule's)."""
+        found = (workdir / "results/selection").rglob(pattern)
+        return sorted(path for path in found if path.parent.name != paths.CLOCK)
+
+    exported = models("openmpi.*")
+    for path in [*exported, *models("mpich.*")]:
+        path.unlink()
+    try:
+        done = snakemake(workdir, "--allowed-rules", "selection", str(comparison.relative_to(
+            workdir)), config=str(without))  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert all(path.exists() for path in exported) and exported
+        assert not models("mpich.*")
+    finally:  # the complete run again, for the other tests
+        restored = snakemake(workdir, "--allowed-rules", "selection", str(comparison.relative_to(
+            workdir)))  # fmt: skip
+        assert restored.returncode == 0, restored.stderr[-3000:]
 
 
 def test_exported_files_load_in_their_libraries(workdir):

@@ -404,8 +404,6 @@ def _libraries(config: dict[str, Any]) -> dict[str, dict[str, str]]:
             raise ConfigError(f"libraries.{name}: give a package to install or a prefix")
         if not entry:
             _need_mpi(f"libraries.{name}")
-    if libraries and "mpich" not in libraries:
-        raise ConfigError("libraries: mpich is needed (its exports keep its own tree)")
     common = common_algorithms(config["algorithms"], list(libraries))
     if libraries and not common:
         raise ConfigError(
