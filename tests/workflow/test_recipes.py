@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -132,6 +133,37 @@ def test_the_release_recipe_is_one_table_and_its_systems_are_priced_with_it(tmp_
     assert done.returncode == 0, done.stderr[-3000:]
     priced = pd.read_csv(workdir / target)
     assert set(priced.release_modelled) == {"2.99.0"} and priced.release_note.isna().all()
+
+
+def test_the_library_recipe_is_one_module_and_its_selection_is_exported(tmp_path):
+    """A new MPI library, as "A new MPI library" says: the page's module beside the others,
+    its name in the tuple of KINDS, and the library in the config (this environment's MPICH
+    standing for its installation); its selection file then comes out of the pipeline."""
+    section = PAGE.read_text().split("\n## A new MPI library\n", 1)[1].split("\n## ", 1)[0]
+    module = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    workdir = tiny_workflow(tmp_path / "work")
+    environment = scratch_package(workdir)
+    package = workdir / "src/collectives/run/libraries"
+    (package / "examplempi.py").write_text(module)
+    known = (package / "__init__.py").read_text()
+    for old, new in (("from . import impi,", "from . import examplempi, impi,"),
+                     ("impi.KIND)}", "impi.KIND, examplempi.KIND)}")):  # fmt: skip
+        assert old in known
+        known = known.replace(old, new, 1)
+    (package / "__init__.py").write_text(known)
+    config = TINY_CONFIG | {"libraries": {"examplempi": {"prefix": sys.prefix}}}
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "results/tables/selection.csv", config="config/config.yaml",
+                     env=environment)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    chosen = pd.read_csv(workdir / "results/tables/selection.csv")
+    assert len(chosen) and set(chosen.fabric) == set(TINY_CONFIG["fabrics"])
+    for fabric, rows in chosen.groupby("fabric"):
+        exported = (workdir / f"results/selection/{fabric}/examplempi.rules").read_text()
+        lines = [line.split() for line in exported.splitlines()]
+        ranges = list(zip(rows.ranks, rows.min_bytes, strict=True))
+        assert [(int(n), int(low)) for n, low, _ in lines] == ranges
+        assert {name for *_, name in lines} <= {"ring", "rd"}  # the library's own names
 
 
 WORKLOADS_PAGE = REPO / "docs/workloads.md"
