@@ -11,8 +11,10 @@ and as the whole trace up to
 two replays agree to the bit. Then a 1,152-rank cluster (32 nodes of 36 ranks sharing one
 NIC), whose shared ports need the whole trace: its trace made from the classes, beside the
 dry trace of every rank. Then NCCL's double binary tree (no shift) traced by its roles
-beside every rank run, the two traces checked equal. Prints peak memory (the process's
-maximum resident set). With --plot, draws the time against N, log-log, for each algorithm
+beside every rank run, the two traces checked equal. Then recursive doubling and the
+hierarchical all-reduce, whose swaps name no buffer for what they receive, traced with the
+ranks in turn beside every rank a thread, the traces checked equal. Prints peak memory (the
+process's maximum resident set). With --plot, draws the time against N, log-log, for each algorithm
 by classes and whole (each point its median, its bar the range), and writes its data beside
 it as CSV.
 """
@@ -34,12 +36,15 @@ import pandas as pd
 from collectives import registry
 from collectives.model.fabric import Fabric, LinkClass
 from collectives.model.replay import replay
+from collectives.transport import dry
 from collectives.transport.dry import dry_trace
 
 NET = LinkClass(5e-6, 1 / 25e9)  # an InfiniBand-like step and rate (an example, not a fit)
 NVLINK = LinkClass(1e-6, 1 / 150e9)
 PER_NODE, PER_RANK = 8, 1024
 TREE_POINTS = [(128, 1 << 30), (1024, 1 << 27)]  # (N, bytes): a GB200 system's 4 GPUs a tray
+# swaps that name no buffer for what they receive, on nodes of 36: (algorithm, N)
+SWAP_POINTS = [("recursive_doubling", 1152), ("recursive_doubling", 4096), ("hierarchical", 1152)]
 
 
 def interleaved(functions: dict[str, Callable[[], float]], repeat: int) -> dict[str, list[float]]:
@@ -195,6 +200,29 @@ def main() -> None:
             f"double binary tree, {ranks} ranks on nodes of 4, {nbytes >> 20} MiB, "
             f"{len(traces['roles'].kind):,} events: by roles {shown(times['by roles'])}, "
             f"every rank {shown(times['every rank'])}"
+        )
+    for name, ranks in SWAP_POINTS:
+        entry = registry.get(name)
+        allreduce = entry.bind(**entry.resolve(entry.on_nodes(ranks, 36), ranks))
+        traces = {}
+        runs = {
+            "in turn": functools.partial(
+                traced_as, traces, "in turn", dry_trace, allreduce, ranks, PER_RANK, 4
+            ),
+            "threads": functools.partial(  # every rank a thread, as such swaps ran before
+                traced_as, traces, "threads", dry._all_at_once, allreduce, ranks, PER_RANK, 4,
+                ranks,
+            ),
+        }  # fmt: skip
+        times = interleaved(runs, args.repeat)
+        if not all(
+            (getattr(traces["in turn"], c) == getattr(traces["threads"], c)).all()
+            for c in ("offsets", "kind", "peer", "amount")
+        ):
+            raise SystemExit(f"{name} N={ranks}: the traces in turn and by threads differ")
+        print(
+            f"{name}, {ranks:,} ranks, M = {PER_RANK}: ranks in turn {shown(times['in turn'])}, "
+            f"every rank a thread {shown(times['threads'])}"
         )
     print(f"peak memory: {peak_gib():.2f} GiB")
     if args.plot:

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from collectives import registry
+from collectives.transport import dry
 from collectives.transport.dry import Hollow, dry_trace, hollow, role_trace
+from collectives.transport.trace import RECV
 from tests.support.runs import run_with_trace
 
 POINTS = [
@@ -92,6 +94,30 @@ def test_a_receive_that_disagrees_with_its_send_is_caught():
 
     with pytest.raises(ValueError, match=r"rank 0 received \[4\] elements from rank 1"):
         dry_trace(mismatched, 2, 8, 8)
+
+
+def test_swaps_of_unknown_size_run_one_rank_after_another(monkeypatch):
+    """Recursive doubling receives its partner's vector without naming a buffer: taken to
+    be as long as its own, the ranks run in turn, with no thread, and trace the same."""
+    allreduce = registry.get("recursive_doubling").allreduce
+    threaded = dry._all_at_once(allreduce, 48, 1000, 4, 48)  # folded: not a power of two
+
+    def no_threads(*_):
+        raise AssertionError("traced by threads")
+
+    monkeypatch.setattr(dry, "_all_at_once", no_threads)
+    assert same(dry_trace(allreduce, 48, 1000, 4), threaded)
+
+
+def test_a_wrong_guess_of_a_size_is_traced_again_by_threads():
+    def unequal_halves(comm, x):
+        mine = x[:3] if comm.rank == 0 else x[3:]  # rank 0 sends 3 elements, rank 1 five
+        comm.sendrecv(mine, 1 - comm.rank, 1 - comm.rank)
+        return x
+
+    trace = dry_trace(unequal_halves, 2, 8, 8)
+    received = trace.amount[trace.kind == RECV]
+    assert list(received) == [5 * 8, 3 * 8]  # rank 0 got rank 1's five, rank 1 the three
 
 
 def ring_roles(ranks: int) -> list[tuple[str, tuple[int, ...]]]:
