@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from collectives import registry
-from collectives.algorithms.partition import split_evenly
+from collectives.algorithms.partition import chunk_start, split_evenly
 from collectives.registry import ALGORITHMS, get
 from collectives.run.record import DTYPES
 from tests.support.runs import run_record
@@ -148,9 +148,11 @@ def test_registry_lookup_and_descriptions():
     assert all(algorithm.description for algorithm in ALGORITHMS.values())
 
 
-@pytest.mark.parametrize(("length", "parts"), [(10, 3), (2, 5), (0, 1), (16, 4)])
+@pytest.mark.parametrize(("length", "parts"), [(10, 3), (2, 5), (0, 1), (16, 4), (1000, 7)])
 def test_split_evenly(length, parts):
     chunks = split_evenly(length, parts)
     sizes = [s.stop - s.start for s in chunks]
     assert len(chunks) == parts and sum(sizes) == length
     assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
+    starts = [chunk_start(length, parts, index) for index in range(parts + 1)]
+    assert starts == [s.start for s in chunks] + [length]  # each chunk's start, alone

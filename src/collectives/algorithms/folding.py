@@ -7,7 +7,7 @@ run a power-of-two algorithm; each odd rank then sends the result back to its ev
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -17,9 +17,12 @@ from .groups import SubComm
 InPlace = Callable[[Communicator, np.ndarray], None]
 
 
-def survivors(size: int) -> list[int]:
-    """The ranks left after folding `size` ranks, in their new order."""
+def survivors(size: int) -> Sequence[int]:
+    """The ranks left after folding `size` ranks, in their new order (all of them, as a
+    range, for a power of two: a rank finds its place in one step at any N)."""
     rem = size - (1 << (size.bit_length() - 1))
+    if not rem:
+        return range(size)
     return [2 * new + 1 for new in range(rem)] + list(range(2 * rem, size))
 
 

@@ -16,7 +16,7 @@ from ..comm import Communicator
 class SubComm:
     """The ranks `members` of `comm`, renumbered 0..len(members)-1 in that order."""
 
-    def __init__(self, comm: Communicator, members: list[int]) -> None:
+    def __init__(self, comm: Communicator, members: Sequence[int]) -> None:
         self._comm, self._members = comm, members
         self.size = len(members)
         self.rank = members.index(comm.rank)

@@ -14,3 +14,10 @@ def split_evenly(length: int, parts: int) -> list[slice]:
     base, extra = divmod(length, parts)
     sizes = [base + (1 if index < extra else 0) for index in range(parts)]
     return [slice(lo, hi) for lo, hi in pairwise(accumulate(sizes, initial=0))]
+
+
+def chunk_start(length: int, parts: int, index: int) -> int:
+    """Where slice `index` of split_evenly(length, parts) starts (`length` for index =
+    parts), without making the others: a range of chunks costs one step, not `parts`."""
+    base, extra = divmod(length, parts)
+    return index * base + min(index, extra)

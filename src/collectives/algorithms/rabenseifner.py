@@ -13,13 +13,11 @@ Cost: 2 log2 N α + 2(N-1)/N nβ + (N-1)/N Mγ
 
 from __future__ import annotations
 
-from itertools import accumulate
-
 import numpy as np
 
 from ..comm import Communicator
 from .folding import folded
-from .partition import split_evenly
+from .partition import chunk_start
 
 
 def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
@@ -29,12 +27,11 @@ def allreduce(comm: Communicator, x: np.ndarray) -> np.ndarray:
 
 def halve_then_double(group: Communicator, result: np.ndarray) -> None:
     """The power-of-two core: recursive-halving reduce-scatter, recursive-doubling gather."""
-    sizes = [s.stop - s.start for s in split_evenly(result.size, group.size)]
-    offsets = list(accumulate(sizes, initial=0))
 
     def chunks(first: int, last: int) -> np.ndarray:
-        """Chunks first..last-1 of the result, as one view."""
-        return result[offsets[first] : offsets[last]]
+        """Chunks first..last-1 of the result (split_evenly's), as one view."""
+        start = chunk_start(result.size, group.size, first)
+        return result[start : chunk_start(result.size, group.size, last)]
 
     low, high = 0, group.size  # the range of chunks this rank is responsible for
     distance = group.size // 2
