@@ -79,9 +79,9 @@ def gpu_against_clock(
     rows = []
     for name, entry in systems.items():
         log = read_nccl_tests(base / entry["log"])
-        ranks, per_node = entry["nodes"] * entry["gpus_per_node"], domain_gpus(entry)
-        release, system = modelled_release(entry), nccl_system(entry)
-        chosen = libraries.choice(system, release, list(log.rows.bytes))
+        ranks = entry["nodes"] * entry["gpus_per_node"]
+        release = modelled_release(entry)
+        chosen = libraries.choice(nccl_system(entry), release, list(log.rows.bytes))
         resolved = entry["resolved"]
         print(
             f"{name}: {entry['library']['name'].upper()} {release.version}"
@@ -89,20 +89,10 @@ def gpu_against_clock(
             file=sys.stderr,
         )  # the job's log says which release priced it
         for index, row in enumerate(log.rows.itertuples()):
-            itemsize = ITEMSIZE[row.type]
-            traces: Traces = {}  # this size's: NCCL's choice replays one the links priced
-            ((variant, link_time),) = cheapest_on_links(
-                name, entry, fabrics, algorithms, [(row.bytes, itemsize)], traces
+            algorithm, protocol, _ = chosen[index]
+            variant, predicted = rungs_at(
+                name, entry, fabrics, algorithms, row.bytes, ITEMSIZE[row.type], chosen[index]
             )
-            algorithm, protocol, nccl_time = chosen[index]
-            predicted = {
-                LINK_RUNG: link_time,
-                NCCL_RUNG: nccl_time,
-                REPLAY_RUNG: nccl_replayed(
-                    system, release, per_node, algorithm, protocol,
-                    max(1, row.bytes // itemsize), itemsize, traces,
-                ) if algorithm in NCCL_TRACES else nccl_time,
-            }  # fmt: skip
             rows.append(
                 {
                     "system": name, "ranks": ranks, "nodes": entry["nodes"],
@@ -123,6 +113,32 @@ def gpu_against_clock(
         table[f"{rung}_busbw_GBps"] = bus_bandwidth(algbw, table.ranks)
         table[f"{rung}_rel_error"] = table[f"{rung}_s"] / table.measured_s - 1
     return table
+
+
+def rungs_at(
+    name: str,
+    entry: Mapping[str, Any],
+    fabrics: Mapping[str, Fabric],
+    algorithms: list[str],
+    nbytes: int,
+    itemsize: int,
+    chosen: tuple[str, str, float],
+) -> tuple[str, dict[str, float]]:
+    """One size's cheapest of `algorithms` on the links, and each rung's time there;
+    `chosen` is NCCL's (algorithm, protocol, time) at that size, whose replay takes the
+    trace the links priced."""
+    traces: Traces = {}
+    ((variant, link_time),) = cheapest_on_links(
+        name, entry, fabrics, algorithms, [(nbytes, itemsize)], traces
+    )
+    algorithm, protocol, nccl_time = chosen
+    replayed = nccl_time
+    if algorithm in NCCL_TRACES:
+        replayed = nccl_replayed(
+            nccl_system(entry), modelled_release(entry), domain_gpus(entry), algorithm,
+            protocol, max(1, nbytes // itemsize), itemsize, traces,
+        )  # fmt: skip
+    return variant, {LINK_RUNG: link_time, NCCL_RUNG: nccl_time, REPLAY_RUNG: replayed}
 
 
 def cheapest_on_links(
