@@ -1,16 +1,16 @@
 """Benchmark of a GPU system at training scale: what its pipeline job prices, size by size.
 
     python benchmarks/bench_gpu_scale.py [--system dell-h200-roce-2nodes] [--nodes 2048]
-                                         [--sizes 30] [--budget 600]
+                                         [--sizes 30] [--smallest 8] [--budget 600]
 
 Takes a shipped GPU system's entry from config/config.yaml, resolved as the pipeline
-resolves it, on --nodes nodes, and prices each of --sizes message sizes (8 B doubling, as
-nccl-tests' -b 8 -f 2) as its gpu_system job prices a log's: every algorithm replayed on
-the link-level fabrics (the cheapest kept), NCCL's choice by its own model, and that choice
-replayed at NCCL's costs (study.gpu.rungs_at). Prints each size's time as it ends, then the
-total beside the goal for this many GPUs (30 s for 16,384, 60 s for 131,072), and stops
-early, saying so, once --budget seconds are spent. The link-level fabrics are the default
-run's (results/fabrics/, made by `snakemake --cores 8`).
+resolves it, on --nodes nodes, and prices each of --sizes message sizes (from --smallest
+bytes, doubling, as nccl-tests' -b 8 -f 2) as its gpu_system job prices a log's: every
+algorithm replayed on the link-level fabrics (the cheapest kept), NCCL's choice by its own
+model, and that choice replayed at NCCL's costs (study.gpu.rungs_at). Prints each size's
+time as it ends, then the total beside the goal for this many GPUs (30 s for 16,384, 60 s
+for 131,072), and stops early, saying so, once --budget seconds are spent. The link-level
+fabrics are the default run's (results/fabrics/, made by `snakemake --cores 8`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--system", default="dell-h200-roce-2nodes")
     parser.add_argument("--nodes", type=int, default=2048)
     parser.add_argument("--sizes", type=int, default=30)
+    parser.add_argument("--smallest", type=int, default=8, help="the first size, in bytes")
     parser.add_argument("--budget", type=float, default=600.0)
     args = parser.parse_args()
     config = read_yaml("config/config.yaml")
@@ -55,7 +56,7 @@ def main() -> None:
     fabrics = {fabric.name: fabric for fabric in map(load_fabric, FABRICS.glob("*.json"))}
     entry = {**plan.gpu_systems[args.system], "nodes": args.nodes}
     gpus = args.nodes * entry["gpus_per_node"]
-    sizes = [8 << k for k in range(args.sizes)]
+    sizes = [args.smallest << k for k in range(args.sizes)]
     chosen = libraries.choice(nccl_system(entry), modelled_release(entry), sizes)
     print(f"machine: {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"{args.system} on {args.nodes} nodes: {gpus:,} GPUs, {len(sizes)} sizes")
