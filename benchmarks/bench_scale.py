@@ -79,9 +79,22 @@ def whole(entry, parameters, ranks, elements, fabric, results) -> None:
     results["whole"] = replay(traced, fabric)
 
 
-def traced_as(traces: dict, name: str, make: Callable, *arguments) -> None:
-    """A trace made by `make(*arguments)`, kept in `traces` under `name` to compare."""
-    traces[name] = make(*arguments)
+def traced_alike(
+    makers: dict[str, Callable[[], object]], repeat: int, what: str
+) -> tuple[dict[str, list[float]], dict[str, object]]:
+    """Each way of making one trace timed over `repeat` interleaved rounds, and the traces;
+    SystemExit naming `what` unless every way made the same trace."""
+    traces: dict[str, object] = {}
+
+    def kept(way: str) -> None:
+        traces[way] = makers[way]()
+
+    times = interleaved({way: functools.partial(kept, way) for way in makers}, repeat)
+    first, *others = traces.values()
+    columns = ("offsets", "kind", "peer", "amount")
+    if not all((getattr(first, c) == getattr(o, c)).all() for o in others for c in columns):
+        raise SystemExit(f"{what}: the traces differ")
+    return times, traces
 
 
 def plot_growth(rows: list[dict], path: Path) -> None:
@@ -179,47 +192,37 @@ def main() -> None:
     for ranks, nbytes in TREE_POINTS:
         parameters = tree.resolve({"ranks_per_node": 4}, ranks)
         elements = nbytes // 4
-        traces: dict[str, object] = {}
-        runs = {
-            "by roles": functools.partial(
-                traced_as, traces, "roles", tree.trace, ranks, elements, 4, parameters,
-                cluster.topology,
-            ),
-            "every rank": functools.partial(
-                traced_as, traces, "whole", dry_trace, tree.bind(**parameters), ranks,
-                elements, 4,
-            ),
-        }  # fmt: skip
-        times = interleaved(runs, args.repeat)
-        if not all(
-            (getattr(traces["roles"], c) == getattr(traces["whole"], c)).all()
-            for c in ("offsets", "kind", "peer", "amount")
-        ):
-            raise SystemExit(f"double binary tree N={ranks}: the traces by roles differ")
+        times, traces = traced_alike(
+            {
+                "by roles": functools.partial(
+                    tree.trace, ranks, elements, 4, parameters, cluster.topology
+                ),
+                "every rank": functools.partial(
+                    dry_trace, tree.bind(**parameters), ranks, elements, 4
+                ),
+            },
+            args.repeat,
+            f"double binary tree N={ranks}",
+        )
         print(
             f"double binary tree, {ranks} ranks on nodes of 4, {nbytes >> 20} MiB, "
-            f"{len(traces['roles'].kind):,} events: by roles {shown(times['by roles'])}, "
+            f"{len(traces['by roles'].kind):,} events: by roles {shown(times['by roles'])}, "
             f"every rank {shown(times['every rank'])}"
         )
     for name, ranks in SWAP_POINTS:
         entry = registry.get(name)
         allreduce = entry.bind(**entry.resolve(entry.on_nodes(ranks, 36), ranks))
-        traces = {}
-        runs = {
-            "in turn": functools.partial(
-                traced_as, traces, "in turn", dry_trace, allreduce, ranks, PER_RANK, 4
-            ),
-            "threads": functools.partial(  # every rank a thread, as such swaps ran before
-                traced_as, traces, "threads", dry._all_at_once, allreduce, ranks, PER_RANK, 4,
-                ranks,
-            ),
-        }  # fmt: skip
-        times = interleaved(runs, args.repeat)
-        if not all(
-            (getattr(traces["in turn"], c) == getattr(traces["threads"], c)).all()
-            for c in ("offsets", "kind", "peer", "amount")
-        ):
-            raise SystemExit(f"{name} N={ranks}: the traces in turn and by threads differ")
+        times, _ = traced_alike(
+            {
+                "in turn": functools.partial(dry_trace, allreduce, ranks, PER_RANK, 4),
+                # every rank a thread, as such swaps ran before
+                "threads": functools.partial(
+                    dry._all_at_once, allreduce, ranks, PER_RANK, 4, ranks
+                ),
+            },
+            args.repeat,
+            f"{name} N={ranks}",
+        )
         print(
             f"{name}, {ranks:,} ranks, M = {PER_RANK}: ranks in turn {shown(times['in turn'])}, "
             f"every rank a thread {shown(times['threads'])}"
