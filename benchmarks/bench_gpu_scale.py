@@ -26,12 +26,13 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from collectives.model import libraries
-from collectives.study.config import ConfigError, check, read_yaml
+from collectives.study.config import ConfigError, check, read_yaml, validate_schema
 from collectives.study.fabrics import load_fabric
 from collectives.study.gpu import rungs_at
 from collectives.study.systems import modelled_release, nccl_system
 
 FABRICS = Path("results/fabrics")
+SCHEMA = "workflow/schemas/config.schema.yaml"
 GOALS = {16384: 30.0, 131072: 60.0}  # GPUs -> seconds for the whole job
 
 
@@ -43,9 +44,10 @@ def main() -> None:
     parser.add_argument("--smallest", type=int, default=8, help="the first size, in bytes")
     parser.add_argument("--budget", type=float, default=600.0)
     args = parser.parse_args()
-    config = read_yaml("config/config.yaml")
-    validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
-    try:
+    try:  # the config as the workflow checks it (workflow/rules/common.smk)
+        config = read_yaml("config/config.yaml")
+        validate_schema(config, SCHEMA)
+        validate(config, SCHEMA)  # fills in the defaults
         plan = check(config, Path("."))
     except ConfigError as exc:
         sys.exit(f"config error: {exc}")
