@@ -75,14 +75,15 @@ class DryComm(CountingComm):
         channels: dict[tuple[int, int], queue.SimpleQueue],
         owed: dict[tuple[int, int], list[int]] | None = None,
         period: int | None = None,
-        guessed: set[tuple[int, int]] | None = None,
+        guesses: bool = False,
     ) -> None:
         self.rank, self.size, self.itemsize = rank, size, itemsize
         self.ledger = Ledger()
         self._channels = channels
         self._owed = owed  # ranks run one after another: receives not yet sent, by size
         self._period = period or size  # only ranks below it run (ClassTrace.sender)
-        self._guessed = guessed  # where given, the channels whose sizes were guessed
+        self._guesses = guesses  # whether a swap's unknown size may be guessed
+        self.guessed = False  # whether one was
 
     def _from(self, source: int) -> tuple[int, int]:
         """The channel a message from `source` arrives on: its representative's to the
@@ -135,11 +136,9 @@ class DryComm(CountingComm):
         unknown (no `out`), guess that it is as long as the one sent in exchange (as in
         recursive doubling's swaps), so that the ranks still run one after another; a wrong
         guess shows when the sender has run, and the trace is then made again by threads."""
-        if out is None and self._guessed is not None:
-            key = self._from(source)
-            if self._channel(key).empty():
-                self._guessed.add(key)
-                out = hollow(sendbuf.size, self.itemsize)
+        if out is None and self._guesses and self._channel(self._from(source)).empty():
+            self.guessed = True
+            out = hollow(sendbuf.size, self.itemsize)
         return super().sendrecv(sendbuf, dest, source, out)
 
     def _combine(self, inbuf: np.ndarray, inoutbuf: np.ndarray) -> None:
@@ -318,8 +317,7 @@ def _one_after_another(
     that rank then sent; _SizeUnknown where a guess may be what failed."""
     channels: dict[tuple[int, int], queue.SimpleQueue] = {}
     owed: dict[tuple[int, int], list[int]] = {}
-    guessed: set[tuple[int, int]] = set()
-    comms = [DryComm(r, ranks, itemsize, channels, owed, period, guessed) for r in range(period)]
+    comms = [DryComm(r, ranks, itemsize, channels, owed, period, True) for r in range(period)]
     try:
         for comm in comms:
             allreduce(comm, hollow(elements, itemsize))
@@ -333,7 +331,7 @@ def _one_after_another(
                 )
         _check_all_received(channels)
     except ValueError:
-        if guessed:  # a guessed size, not the schedule, may be what failed
+        if any(comm.guessed for comm in comms):  # a guess, not the schedule, may be wrong
             raise _SizeUnknown from None
         raise
     return Trace.from_ranks([comm.ledger.event_array() for comm in comms])
